@@ -1,0 +1,136 @@
+//! Bit-matrix kernels over GF(2).
+//!
+//! A layout's basis vectors are stored as *packed columns*: the image of one
+//! input bit, with every out-dim's component laid side by side in a single
+//! `u64` (the first out-dim in the lowest bits). Triton's matrices are the
+//! transpose (one `u64` per output bit), reduced with `f2reduce` into reduced
+//! row-echelon form where the lowest set bit of a row is its pivot.
+//!
+//! What Triton reads off that RREF only depends on which columns are
+//! *pivots*: column `c` is a pivot exactly when it is independent of the
+//! columns before it. So instead of transposing and reducing, we insert the
+//! columns one by one, in Triton's column order, into a [`SpanBasis`]: the
+//! columns it accepts are Triton's pivots, and the combination it reports for
+//! a vector is the unique combination of pivot columns that Triton's
+//! back-substitution (free variables set to zero) produces.
+
+/// An XOR basis of the span of the columns inserted so far, remembering for
+/// each basis vector which inserted columns it is the sum of.
+#[derive(Clone)]
+pub(crate) struct SpanBasis {
+    /// `vecs[b]` has highest set bit `b` (when `present` has bit `b`).
+    vecs: [u64; 64],
+    /// `combos[b]`: the set of inserted columns (bit `i` = column `i`) whose
+    /// XOR is `vecs[b]`.
+    combos: [u64; 64],
+    present: u64,
+    /// How many columns have been offered to `insert`.
+    offered: u32,
+}
+
+impl SpanBasis {
+    pub(crate) fn new() -> Self {
+        SpanBasis {
+            vecs: [0; 64],
+            combos: [0; 64],
+            present: 0,
+            offered: 0,
+        }
+    }
+
+    /// Reduces `v` against the basis: returns the residue (zero exactly when
+    /// `v` is in the span) and the set of inserted columns used.
+    pub(crate) fn reduce(&self, mut v: u64) -> (u64, u64) {
+        let mut combo = 0u64;
+        while v != 0 {
+            let top = 63 - v.leading_zeros();
+            if self.present & (1 << top) == 0 {
+                break;
+            }
+            v ^= self.vecs[top as usize];
+            combo ^= self.combos[top as usize];
+        }
+        // Finish reducing the lower bits so the residue is canonical.
+        let mut residue = 0u64;
+        let mut rest = v;
+        while rest != 0 {
+            let top = 63 - rest.leading_zeros();
+            let bit = 1u64 << top;
+            if self.present & bit != 0 {
+                rest ^= self.vecs[top as usize];
+                combo ^= self.combos[top as usize];
+            } else {
+                residue |= bit;
+                rest ^= bit;
+            }
+        }
+        (residue, combo)
+    }
+
+    /// Offers the next column. Returns `true` when it is independent of the
+    /// columns offered before it (a pivot column, in Triton's terms).
+    ///
+    /// At most 64 columns can be offered; later ones are reported dependent.
+    pub(crate) fn insert(&mut self, column: u64) -> bool {
+        let index = self.offered;
+        self.offered += 1;
+        if index >= 64 {
+            return false;
+        }
+        let mut v = column;
+        let mut combo = 1u64 << index;
+        while v != 0 {
+            let top = 63 - v.leading_zeros();
+            if self.present & (1 << top) == 0 {
+                self.vecs[top as usize] = v;
+                self.combos[top as usize] = combo;
+                self.present |= 1 << top;
+                return true;
+            }
+            v ^= self.vecs[top as usize];
+            combo ^= self.combos[top as usize];
+        }
+        false
+    }
+
+    /// The number of independent columns inserted.
+    pub(crate) fn rank(&self) -> u32 {
+        self.present.count_ones()
+    }
+}
+
+/// The rank of a set of packed columns.
+pub(crate) fn rank(columns: &[u64]) -> u32 {
+    let mut basis = SpanBasis::new();
+    for &c in columns {
+        basis.insert(c);
+    }
+    basis.rank()
+}
+
+/// A mask with the low `bits` bits set (`bits` may be 64).
+pub(crate) fn low_mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pivots_are_greedy_columns() {
+        let mut b = SpanBasis::new();
+        assert!(b.insert(0b01));
+        assert!(!b.insert(0b00));
+        assert!(b.insert(0b11));
+        assert!(!b.insert(0b10));
+        assert_eq!(b.rank(), 2);
+        // 0b10 = col0 ^ col2
+        assert_eq!(b.reduce(0b10), (0, 0b101));
+        assert_eq!(b.reduce(0b100).0, 0b100);
+    }
+}

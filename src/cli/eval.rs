@@ -1,0 +1,32 @@
+//! `linear-layout eval`: JSON Lines in, JSON Lines out.
+
+use clap::Args;
+use linear_layout::eval::{OPS, eval_line};
+use std::io::{BufRead, BufWriter, Write};
+
+#[derive(Args)]
+#[command(after_help = eval_help())]
+pub struct EvalArgs {}
+
+fn eval_help() -> String {
+    format!(
+        "Each input line is a request {{\"op\": NAME, ...}}; each output line is {{\"ok\": VALUE}} or \
+         {{\"error\": {{\"kind\": ..., \"message\": ...}}}}. Layouts use Triton's JSON shape \
+         {{\"bases\": [[in_dim, [[...], ...]], ...], \"out_dims\": [[name, size], ...]}}.\n\nOps: {}",
+        OPS.join(", ")
+    )
+}
+
+pub fn run(_: EvalArgs) -> Result<(), String> {
+    let stdin = std::io::stdin();
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    for line in stdin.lock().lines() {
+        let line = line.map_err(|e| format!("cannot read stdin: {e}"))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let answer = eval_line(&line);
+        writeln!(out, "{answer}").map_err(|e| format!("cannot write: {e}"))?;
+    }
+    out.flush().map_err(|e| format!("cannot write: {e}"))
+}

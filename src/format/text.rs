@@ -1,0 +1,272 @@
+//! Triton's `LinearLayout::toString`, byte for byte, and its inverse.
+//!
+//! ```text
+//!
+//!  - register=1 -> (0, 1)
+//!    register=2 -> (0, 2)
+//!  - lane=1 -> (1, 0)
+//! where out dims are: [dim0 (size 2), dim1 (size 4)]
+//! ```
+//!
+//! The text starts with a newline; an in-dim without bases prints as
+//! ` - lane is a size 1 dimension`; a layout without in-dims prints as
+//! `(empty layout)` or `(empty layout with out-dims [...])`.
+
+use crate::dim::{Dim, dim};
+use crate::error::{LayoutError, Result};
+use crate::layout::LinearLayout;
+use std::fmt::{self, Write};
+use std::str::FromStr;
+
+impl fmt::Display for LinearLayout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut outs = String::from("[");
+        for (i, (d, size)) in self.out_dims().enumerate() {
+            if i > 0 {
+                outs.push_str(", ");
+            }
+            let _ = write!(outs, "{d} (size {size})");
+        }
+        outs.push(']');
+        if self.num_in_dims() == 0 {
+            return if self.num_out_dims() == 0 {
+                f.write_str("\n(empty layout)")
+            } else {
+                write!(f, "\n(empty layout with out-dims {outs})")
+            };
+        }
+        f.write_str("\n")?;
+        for (d, vectors) in self.bases() {
+            if vectors.is_empty() {
+                writeln!(f, " - {d} is a size 1 dimension")?;
+                continue;
+            }
+            f.write_str(" - ")?;
+            for (i, basis) in vectors.iter().enumerate() {
+                if i > 0 {
+                    f.write_str("\n   ")?;
+                }
+                write!(f, "{d}={} -> (", 1u64 << i)?;
+                for (k, c) in basis.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{c}")?;
+                }
+                f.write_str(")")?;
+            }
+            f.write_str("\n")?;
+        }
+        write!(f, "where out dims are: {outs}")
+    }
+}
+
+impl FromStr for LinearLayout {
+    type Err = LayoutError;
+
+    /// Parses Triton's layout text (as printed by `str(layout)` or
+    /// [`Display`](fmt::Display)). Leading and trailing whitespace is ignored.
+    fn from_str(text: &str) -> Result<Self> {
+        Parser::default().parse(text)
+    }
+}
+
+#[derive(Default)]
+struct Parser {
+    bases: Vec<(Dim, Vec<Vec<u64>>)>,
+    outs: Option<Vec<(Dim, u64)>>,
+    empty: bool,
+}
+
+fn err(line: usize, column: usize, message: impl Into<String>) -> LayoutError {
+    LayoutError::Parse {
+        format: "layout text",
+        line,
+        column,
+        message: message.into(),
+    }
+}
+
+impl Parser {
+    fn parse(mut self, text: &str) -> Result<LinearLayout> {
+        for (index, raw) in text.lines().enumerate() {
+            let line_no = index + 1;
+            let indent = raw.len() - raw.trim_start().len();
+            let line = raw.trim();
+            if line.is_empty() {
+                continue;
+            }
+            if self.outs.is_some() {
+                return Err(err(
+                    line_no,
+                    indent + 1,
+                    "unexpected text after the `where out dims are:` line",
+                ));
+            }
+            if let Some(rest) = line.strip_prefix("where out dims are:") {
+                let col = indent + raw.trim_start().len() - rest.len() + 1;
+                self.outs = Some(parse_out_dims(rest.trim(), line_no, col)?);
+            } else if let Some(rest) = line.strip_prefix("(empty layout") {
+                self.parse_empty(rest, line_no, indent)?;
+            } else if let Some(rest) = line.strip_prefix("- ") {
+                self.parse_entry(rest.trim_start(), line_no, indent + 3, true)?;
+            } else if !self.bases.is_empty() {
+                self.parse_entry(line, line_no, indent + 1, false)?;
+            } else {
+                return Err(err(
+                    line_no,
+                    indent + 1,
+                    "expected ` - <in-dim>=1 -> (...)`, `(empty layout)` or `where out dims are: [...]`",
+                ));
+            }
+        }
+        let outs = match (self.outs, self.empty) {
+            (Some(outs), _) => outs,
+            (None, true) => Vec::new(),
+            (None, false) => {
+                let lines = text.lines().count().max(1);
+                return Err(err(
+                    lines,
+                    1,
+                    "missing the final `where out dims are: [...]` line",
+                ));
+            }
+        };
+        LinearLayout::from_bases_with_sizes(&self.bases, &outs, false)
+    }
+
+    fn parse_empty(&mut self, rest: &str, line_no: usize, indent: usize) -> Result<()> {
+        if !self.bases.is_empty() {
+            return Err(err(line_no, indent + 1, "`(empty layout)` after in-dims"));
+        }
+        self.empty = true;
+        if rest == ")" {
+            self.outs = Some(Vec::new());
+            return Ok(());
+        }
+        let inner = rest
+            .strip_prefix(" with out-dims ")
+            .and_then(|r| r.strip_suffix(')'))
+            .ok_or_else(|| {
+                err(
+                    line_no,
+                    indent + 14,
+                    "expected `)` or ` with out-dims [...])`",
+                )
+            })?;
+        self.outs = Some(parse_out_dims(inner, line_no, indent + 29)?);
+        Ok(())
+    }
+
+    /// `name is a size 1 dimension` or `name=2^i -> (c0, c1, ...)`.
+    fn parse_entry(
+        &mut self,
+        entry: &str,
+        line_no: usize,
+        col: usize,
+        starts_dim: bool,
+    ) -> Result<()> {
+        if self.empty {
+            return Err(err(line_no, col, "in-dims after `(empty layout)`"));
+        }
+        if let Some(name) = entry.strip_suffix(" is a size 1 dimension") {
+            if !starts_dim {
+                return Err(err(line_no, col, "a size-1 in-dim must start with ` - `"));
+            }
+            self.start_dim(dim(name), line_no, col)?;
+            return Ok(());
+        }
+        let (name, rest) = entry
+            .split_once('=')
+            .ok_or_else(|| err(line_no, col, "expected `<in-dim>=<value> -> (...)`"))?;
+        let d = dim(name);
+        if starts_dim {
+            self.start_dim(d, line_no, col)?;
+        } else if self.bases.last().map(|x| x.0) != Some(d) {
+            return Err(err(
+                line_no,
+                col,
+                format!("continuation line names in-dim `{name}`, not the current in-dim"),
+            ));
+        }
+        let value_col = col + name.len() + 1;
+        let (value, vector) = rest
+            .split_once(" -> ")
+            .ok_or_else(|| err(line_no, value_col, "expected `<value> -> (...)`"))?;
+        let value: u64 = value
+            .trim()
+            .parse()
+            .map_err(|_| err(line_no, value_col, format!("`{value}` is not a number")))?;
+        let current = &mut self
+            .bases
+            .last_mut()
+            .ok_or_else(|| err(line_no, col, "no in-dim"))?
+            .1;
+        let expected = 1u64.checked_shl(current.len() as u32).unwrap_or(0);
+        if value != expected {
+            return Err(err(
+                line_no,
+                value_col,
+                format!("expected {name}={expected}, the next power of two, got {value}"),
+            ));
+        }
+        let vector_col = value_col + rest.len() - vector.len();
+        let inner = vector
+            .trim()
+            .strip_prefix('(')
+            .and_then(|v| v.strip_suffix(')'))
+            .ok_or_else(|| err(line_no, vector_col, "expected a basis `(c0, c1, ...)`"))?;
+        let mut basis = Vec::new();
+        if !inner.trim().is_empty() {
+            for part in inner.split(',') {
+                let c = part.trim().parse::<u64>().map_err(|_| {
+                    err(
+                        line_no,
+                        vector_col,
+                        format!("`{}` is not a non-negative integer", part.trim()),
+                    )
+                })?;
+                basis.push(c);
+            }
+        }
+        current.push(basis);
+        Ok(())
+    }
+
+    fn start_dim(&mut self, d: Dim, line_no: usize, col: usize) -> Result<()> {
+        if self.bases.iter().any(|x| x.0 == d) {
+            return Err(err(line_no, col, format!("in-dim `{d}` appears twice")));
+        }
+        self.bases.push((d, Vec::new()));
+        Ok(())
+    }
+}
+
+/// `[dim0 (size 16), dim1 (size 16)]`.
+fn parse_out_dims(text: &str, line_no: usize, col: usize) -> Result<Vec<(Dim, u64)>> {
+    let inner = text
+        .strip_prefix('[')
+        .and_then(|t| t.strip_suffix(']'))
+        .ok_or_else(|| err(line_no, col, "expected `[<out-dim> (size <n>), ...]`"))?;
+    if inner.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    inner
+        .split("), ")
+        .map(|part| {
+            let part = part.trim().trim_end_matches(')');
+            let (name, size) = part.split_once(" (size ").ok_or_else(|| {
+                err(
+                    line_no,
+                    col,
+                    format!("expected `<out-dim> (size <n>)`, got `{part}`"),
+                )
+            })?;
+            let size = size
+                .trim()
+                .parse::<u64>()
+                .map_err(|_| err(line_no, col, format!("`{size}` is not a size")))?;
+            Ok((dim(name.trim()), size))
+        })
+        .collect()
+}

@@ -1,0 +1,585 @@
+//! The [`LinearLayout`] type: construction, invariants and accessors.
+//!
+//! A layout is a linear map over GF(2) from named *in-dims* (hardware index
+//! bits) to named *out-dims* (tensor coordinates). In-dim `d` has bases
+//! `b_0, b_1, …`: `b_i` is the image of the input where `d = 2^i` and every
+//! other in-dim is 0. The image of any other input is the XOR of the bases of
+//! its set bits. Both dim lists are ordered, minor to major, exactly as in
+//! Triton: the order decides reshapes, products, printing and which of many
+//! equally valid answers the solving operations return.
+//!
+//! Storage is one packed `u64` column per input bit (see [`crate::bits`]),
+//! which caps a layout at 64 input bits and 64 output bits, as Triton's
+//! `getMatrix` does.
+
+mod compose;
+mod divide;
+mod product;
+pub use product::supremum;
+mod queries;
+mod reshape;
+mod restrict;
+
+use crate::bits;
+use crate::dim::Dim;
+use crate::error::{DimList, DimSizes, LayoutError, Result, Side};
+use smallvec::SmallVec;
+
+/// The most input bits, and separately output bits, a layout may have.
+pub const MAX_BITS: u32 = 64;
+
+/// The largest single dimension: sizes are `u64` powers of two.
+const MAX_DIM_BITS: u32 = 63;
+
+pub(crate) type Cols = SmallVec<[u64; 16]>;
+pub(crate) type DimBits = SmallVec<[(Dim, u8); 4]>;
+
+/// A linear layout: a GF(2)-linear map from in-dims to out-dims.
+///
+/// Equality compares the in-dims (names, order and bases), the out-dim names
+/// in order and the out-dim sizes, like Triton's `operator==`; hashing is
+/// consistent with it.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct LinearLayout {
+    /// In-dims in order, with their `log2` size (= number of bases).
+    ins: DimBits,
+    /// Packed images of the input bits, in-dim by in-dim, basis 0 first.
+    cols: Cols,
+    /// Out-dims in order, with their `log2` size. Out-dim `k` occupies bits
+    /// `shift(k) .. shift(k) + log2` of every column.
+    outs: DimBits,
+    /// Rank of the basis matrix, cached like Triton's newest releases do.
+    rank: u8,
+}
+
+impl std::fmt::Debug for LinearLayout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "LinearLayout({self})")
+    }
+}
+
+impl Default for LinearLayout {
+    fn default() -> Self {
+        LinearLayout::empty()
+    }
+}
+
+/// The bases of a layout in their user-facing form: for each in-dim, in
+/// order, the list of basis vectors, each with one component per out-dim.
+pub type Bases = Vec<(Dim, Vec<Vec<u64>>)>;
+
+impl LinearLayout {
+    // ----------------------------------------------------------------------
+    // Construction
+    // ----------------------------------------------------------------------
+
+    /// The layout with no in-dims and no out-dims: the identity of
+    /// [`product`](Self::product).
+    pub fn empty() -> Self {
+        LinearLayout {
+            ins: DimBits::new(),
+            cols: Cols::new(),
+            outs: DimBits::new(),
+            rank: 0,
+        }
+    }
+
+    /// Builds a layout from packed parts, checking the limits and computing
+    /// the rank. Every constructor funnels through here.
+    pub(crate) fn from_parts(
+        op: &'static str,
+        ins: DimBits,
+        cols: Cols,
+        outs: DimBits,
+        require_surjective: bool,
+    ) -> Result<Self> {
+        check_distinct(op, Side::In, ins.iter().map(|d| d.0))?;
+        check_distinct(op, Side::Out, outs.iter().map(|d| d.0))?;
+        let in_bits: u32 = ins.iter().map(|d| d.1 as u32).sum();
+        let out_bits: u32 = outs.iter().map(|d| d.1 as u32).sum();
+        if in_bits > MAX_BITS {
+            return Err(LayoutError::TooManyBits {
+                op,
+                side: Side::In,
+                bits: in_bits,
+                max: MAX_BITS,
+            });
+        }
+        if out_bits > MAX_BITS {
+            return Err(LayoutError::TooManyBits {
+                op,
+                side: Side::Out,
+                bits: out_bits,
+                max: MAX_BITS,
+            });
+        }
+        debug_assert_eq!(cols.len(), in_bits as usize);
+        debug_assert!(cols.iter().all(|&c| c & !bits::low_mask(out_bits) == 0));
+        let rank = bits::rank(&cols);
+        let layout = LinearLayout {
+            ins,
+            cols,
+            outs,
+            rank: rank as u8,
+        };
+        if require_surjective && rank != out_bits {
+            return Err(layout.not_surjective(op));
+        }
+        Ok(layout)
+    }
+
+    pub(crate) fn not_surjective(&self, op: &'static str) -> LayoutError {
+        LayoutError::NotSurjective {
+            op,
+            rank: self.rank as u32,
+            out_bits: self.total_out_bits(),
+            out_dims: self.out_dim_sizes(),
+        }
+    }
+
+    /// Builds a layout from its bases, inferring each out-dim's size as the
+    /// smallest power of two above every component on it (Triton's
+    /// `LinearLayout(bases, outDimNames)`). The result must be surjective.
+    pub fn from_bases(bases: &[(Dim, Vec<Vec<u64>>)], out_dim_names: &[Dim]) -> Result<Self> {
+        const OP: &str = "from_bases";
+        let mut sizes: Vec<(Dim, u64)> = out_dim_names.iter().map(|&d| (d, 1)).collect();
+        for (in_dim, vectors) in bases {
+            for (index, basis) in vectors.iter().enumerate() {
+                if basis.len() != out_dim_names.len() {
+                    return Err(LayoutError::BasisLength {
+                        op: OP,
+                        in_dim: *in_dim,
+                        index,
+                        got: basis.len(),
+                        expected: out_dim_names.len(),
+                    });
+                }
+                for (k, &c) in basis.iter().enumerate() {
+                    let Some(size) = c.checked_add(1).and_then(u64::checked_next_power_of_two)
+                    else {
+                        return Err(LayoutError::TooLarge {
+                            op: OP,
+                            what: format!("component on out-dim {}", out_dim_names[k]),
+                            value: c,
+                            limit: 1 << MAX_DIM_BITS,
+                        });
+                    };
+                    sizes[k].1 = sizes[k].1.max(size);
+                }
+            }
+        }
+        Self::build(OP, bases, &sizes, true)
+    }
+
+    /// Builds a layout from its bases and explicit out-dim sizes. With
+    /// `require_surjective`, a layout whose bases do not span every out-dim is
+    /// an error.
+    pub fn from_bases_with_sizes(
+        bases: &[(Dim, Vec<Vec<u64>>)],
+        out_dims: &[(Dim, u64)],
+        require_surjective: bool,
+    ) -> Result<Self> {
+        Self::build("from_bases", bases, out_dims, require_surjective)
+    }
+
+    /// The checks of Triton's `checkInvariants`, in its order: basis lengths,
+    /// power-of-two sizes, components in range, then surjectivity.
+    pub(crate) fn build(
+        op: &'static str,
+        bases: &[(Dim, Vec<Vec<u64>>)],
+        out_dims: &[(Dim, u64)],
+        require_surjective: bool,
+    ) -> Result<Self> {
+        for (in_dim, vectors) in bases {
+            for (index, basis) in vectors.iter().enumerate() {
+                if basis.len() != out_dims.len() {
+                    return Err(LayoutError::BasisLength {
+                        op,
+                        in_dim: *in_dim,
+                        index,
+                        got: basis.len(),
+                        expected: out_dims.len(),
+                    });
+                }
+            }
+        }
+        let mut outs = DimBits::new();
+        for &(d, size) in out_dims {
+            outs.push((
+                d,
+                log2_exact(op, || format!("size of out-dim {d}"), size)? as u8,
+            ));
+        }
+        let in_bits: usize = bases.iter().map(|(_, v)| v.len()).sum();
+        if in_bits > MAX_BITS as usize {
+            return Err(LayoutError::TooManyBits {
+                op,
+                side: Side::In,
+                bits: in_bits.min(u32::MAX as usize) as u32,
+                max: MAX_BITS,
+            });
+        }
+        let out_bits: u32 = outs.iter().map(|d| d.1 as u32).sum();
+        if out_bits > MAX_BITS {
+            return Err(LayoutError::TooManyBits {
+                op,
+                side: Side::Out,
+                bits: out_bits,
+                max: MAX_BITS,
+            });
+        }
+        let mut ins = DimBits::new();
+        let mut cols = Cols::new();
+        for (in_dim, vectors) in bases {
+            ins.push((*in_dim, vectors.len() as u8));
+            for (index, basis) in vectors.iter().enumerate() {
+                let mut packed = 0u64;
+                let mut shift = 0u32;
+                for (k, &c) in basis.iter().enumerate() {
+                    let (out_dim, log2) = outs[k];
+                    if log2 < 64 && c >> log2 != 0 {
+                        return Err(LayoutError::ComponentOutOfRange {
+                            op,
+                            in_dim: *in_dim,
+                            index,
+                            out_dim,
+                            value: c,
+                            size: 1u64 << log2,
+                        });
+                    }
+                    if log2 > 0 {
+                        packed |= c << shift;
+                    }
+                    shift += log2 as u32;
+                }
+                cols.push(packed);
+            }
+        }
+        Self::from_parts(op, ins, cols, outs, require_surjective)
+    }
+
+    /// `x ↦ x` on `size` elements: bases `1, 2, 4, …, size/2`. A size of 0
+    /// gives [`empty`](Self::empty), as in Triton.
+    pub fn identity_1d(size: u64, in_dim: Dim, out_dim: Dim) -> Result<Self> {
+        Self::strided("identity_1d", size, 1, in_dim, out_dim)
+    }
+
+    /// `x ↦ stride · x` on `size` elements, with out size `stride · size`.
+    /// Surjective only when `stride` is 1.
+    pub fn strided_1d(size: u64, stride: u64, in_dim: Dim, out_dim: Dim) -> Result<Self> {
+        Self::strided("strided_1d", size, stride, in_dim, out_dim)
+    }
+
+    fn strided(
+        op: &'static str,
+        size: u64,
+        stride: u64,
+        in_dim: Dim,
+        out_dim: Dim,
+    ) -> Result<Self> {
+        if size == 0 {
+            return Ok(Self::empty());
+        }
+        let n = log2_exact(op, || "size".to_string(), size)?;
+        let s = log2_exact(op, || "stride".to_string(), stride)?;
+        let out_log2 = n + s;
+        if out_log2 > MAX_DIM_BITS {
+            return Err(LayoutError::TooLarge {
+                op,
+                what: "size × stride".to_string(),
+                value: size.saturating_mul(stride),
+                limit: 1 << MAX_DIM_BITS,
+            });
+        }
+        let cols = (0..n).map(|i| 1u64 << (i + s)).collect();
+        Self::from_parts(
+            op,
+            smallvec::smallvec![(in_dim, n as u8)],
+            cols,
+            smallvec::smallvec![(out_dim, out_log2 as u8)],
+            stride == 1,
+        )
+    }
+
+    /// `x ↦ 0` on `size` elements, with out size `out_size` (Triton's
+    /// default is 1). A size of 0 gives [`empty`](Self::empty).
+    pub fn zeros_1d(size: u64, in_dim: Dim, out_dim: Dim, out_size: u64) -> Result<Self> {
+        const OP: &str = "zeros_1d";
+        if size == 0 {
+            return Ok(Self::empty());
+        }
+        let n = log2_exact(OP, || "size".to_string(), size)?;
+        let out_log2 = log2_exact(OP, || "out-dim size".to_string(), out_size)?;
+        Self::from_parts(
+            OP,
+            smallvec::smallvec![(in_dim, n as u8)],
+            smallvec::smallvec![0; n as usize],
+            smallvec::smallvec![(out_dim, out_log2 as u8)],
+            out_size == 1,
+        )
+    }
+
+    // ----------------------------------------------------------------------
+    // Dims and sizes
+    // ----------------------------------------------------------------------
+
+    /// The in-dim names, in order.
+    pub fn in_dim_names(&self) -> impl ExactSizeIterator<Item = Dim> + '_ {
+        self.ins.iter().map(|d| d.0)
+    }
+
+    /// The out-dim names, in order.
+    pub fn out_dim_names(&self) -> impl ExactSizeIterator<Item = Dim> + '_ {
+        self.outs.iter().map(|d| d.0)
+    }
+
+    /// The in-dims with their sizes, in order.
+    pub fn in_dims(&self) -> impl ExactSizeIterator<Item = (Dim, u64)> + '_ {
+        self.ins.iter().map(|&(d, b)| (d, 1u64 << b))
+    }
+
+    /// The out-dims with their sizes, in order.
+    pub fn out_dims(&self) -> impl ExactSizeIterator<Item = (Dim, u64)> + '_ {
+        self.outs.iter().map(|&(d, b)| (d, 1u64 << b))
+    }
+
+    /// Number of in-dims.
+    pub fn num_in_dims(&self) -> usize {
+        self.ins.len()
+    }
+
+    /// Number of out-dims.
+    pub fn num_out_dims(&self) -> usize {
+        self.outs.len()
+    }
+
+    /// Whether `d` is an in-dim.
+    pub fn has_in_dim(&self, d: Dim) -> bool {
+        self.in_index(d).is_some()
+    }
+
+    /// Whether `d` is an out-dim.
+    pub fn has_out_dim(&self, d: Dim) -> bool {
+        self.out_index(d).is_some()
+    }
+
+    /// `log2` of in-dim `d`'s size, i.e. its number of bases.
+    pub fn in_dim_size_log2(&self, d: Dim) -> Result<u32> {
+        Ok(self.ins[self.require_in(d, "in_dim_size")?].1 as u32)
+    }
+
+    /// In-dim `d`'s size.
+    pub fn in_dim_size(&self, d: Dim) -> Result<u64> {
+        Ok(1u64 << self.in_dim_size_log2(d)?)
+    }
+
+    /// `log2` of out-dim `d`'s size.
+    pub fn out_dim_size_log2(&self, d: Dim) -> Result<u32> {
+        Ok(self.outs[self.require_out(d, "out_dim_size")?].1 as u32)
+    }
+
+    /// Out-dim `d`'s size.
+    pub fn out_dim_size(&self, d: Dim) -> Result<u64> {
+        Ok(1u64 << self.out_dim_size_log2(d)?)
+    }
+
+    /// Total number of input bits.
+    pub fn total_in_bits(&self) -> u32 {
+        self.cols.len() as u32
+    }
+
+    /// Total number of output bits.
+    pub fn total_out_bits(&self) -> u32 {
+        self.outs.iter().map(|d| d.1 as u32).sum()
+    }
+
+    /// The product of the in-dim sizes.
+    pub fn total_in_dim_size(&self) -> u128 {
+        1u128 << self.total_in_bits()
+    }
+
+    /// The product of the out-dim sizes.
+    pub fn total_out_dim_size(&self) -> u128 {
+        1u128 << self.total_out_bits()
+    }
+
+    /// The out-dims and their sizes, for messages.
+    pub(crate) fn out_dim_sizes(&self) -> DimSizes {
+        DimSizes(self.out_dims().collect())
+    }
+
+    /// The in-dims and their sizes, for messages.
+    pub(crate) fn in_dim_sizes(&self) -> DimSizes {
+        DimSizes(self.in_dims().collect())
+    }
+
+    // ----------------------------------------------------------------------
+    // Bases
+    // ----------------------------------------------------------------------
+
+    /// Basis `index` of in-dim `d`: one component per out-dim, in order.
+    pub fn basis(&self, d: Dim, index: usize) -> Result<SmallVec<[u64; 4]>> {
+        let k = self.require_in(d, "basis")?;
+        let len = self.ins[k].1 as usize;
+        if index >= len {
+            return Err(LayoutError::IndexOutOfRange {
+                op: "basis",
+                index,
+                len,
+            });
+        }
+        Ok(self.components(self.cols[self.in_start(k) + index]))
+    }
+
+    /// Every basis, in-dim by in-dim, in order.
+    pub fn bases(&self) -> Bases {
+        self.ins
+            .iter()
+            .enumerate()
+            .map(|(k, &(d, _))| {
+                (
+                    d,
+                    self.in_cols(k)
+                        .iter()
+                        .map(|&c| self.components(c).to_vec())
+                        .collect(),
+                )
+            })
+            .collect()
+    }
+
+    // ----------------------------------------------------------------------
+    // Packed-representation helpers shared by the operations
+    // ----------------------------------------------------------------------
+
+    pub(crate) fn in_index(&self, d: Dim) -> Option<usize> {
+        self.ins.iter().position(|x| x.0 == d)
+    }
+
+    pub(crate) fn out_index(&self, d: Dim) -> Option<usize> {
+        self.outs.iter().position(|x| x.0 == d)
+    }
+
+    pub(crate) fn require_in(&self, d: Dim, op: &'static str) -> Result<usize> {
+        self.in_index(d).ok_or_else(|| LayoutError::UnknownDim {
+            op,
+            side: Side::In,
+            dim: d,
+            available: DimList(self.in_dim_names().collect()),
+        })
+    }
+
+    pub(crate) fn require_out(&self, d: Dim, op: &'static str) -> Result<usize> {
+        self.out_index(d).ok_or_else(|| LayoutError::UnknownDim {
+            op,
+            side: Side::Out,
+            dim: d,
+            available: DimList(self.out_dim_names().collect()),
+        })
+    }
+
+    /// Index of in-dim `k`'s first column.
+    pub(crate) fn in_start(&self, k: usize) -> usize {
+        self.ins[..k].iter().map(|d| d.1 as usize).sum()
+    }
+
+    /// The columns of in-dim `k`.
+    pub(crate) fn in_cols(&self, k: usize) -> &[u64] {
+        let start = self.in_start(k);
+        &self.cols[start..start + self.ins[k].1 as usize]
+    }
+
+    /// The bit offset of out-dim `k` inside a packed column.
+    pub(crate) fn out_shift(&self, k: usize) -> u32 {
+        out_shift(&self.outs, k)
+    }
+
+    /// One component of a packed column.
+    pub(crate) fn component(&self, col: u64, k: usize) -> u64 {
+        (col >> self.out_shift(k)) & bits::low_mask(self.outs[k].1 as u32)
+    }
+
+    /// All components of a packed column, in out-dim order.
+    pub(crate) fn components(&self, col: u64) -> SmallVec<[u64; 4]> {
+        let mut shift = 0;
+        self.outs
+            .iter()
+            .map(|&(_, b)| {
+                let c = (col >> shift) & bits::low_mask(b as u32);
+                shift += b as u32;
+                c
+            })
+            .collect()
+    }
+
+    pub(crate) fn ins_raw(&self) -> &DimBits {
+        &self.ins
+    }
+
+    pub(crate) fn outs_raw(&self) -> &DimBits {
+        &self.outs
+    }
+
+    pub(crate) fn cols_raw(&self) -> &[u64] {
+        &self.cols
+    }
+
+    /// Rank of the basis matrix: the number of independent bases.
+    pub fn rank(&self) -> u32 {
+        self.rank as u32
+    }
+}
+
+/// The bit offset of out-dim `k` in a packing with dims `outs`.
+pub(crate) fn out_shift(outs: &DimBits, k: usize) -> u32 {
+    outs[..k].iter().map(|d| d.1 as u32).sum()
+}
+
+/// Re-packs a column from one out-dim packing into another: each source
+/// out-dim `k` moves to `plan[k] = Some((dest_shift, extra_shift))`, or is
+/// dropped when `None`.
+pub(crate) fn repack(col: u64, src: &DimBits, plan: &[Option<u32>]) -> u64 {
+    let mut out = 0u64;
+    let mut shift = 0u32;
+    for (k, &(_, b)) in src.iter().enumerate() {
+        let c = (col >> shift) & bits::low_mask(b as u32);
+        if let Some(dest) = plan[k] {
+            if c != 0 {
+                out |= c << dest;
+            }
+        }
+        shift += b as u32;
+    }
+    out
+}
+
+/// `log2(value)` when `value` is a nonzero power of two, else an error.
+pub(crate) fn log2_exact(
+    op: &'static str,
+    what: impl FnOnce() -> String,
+    value: u64,
+) -> Result<u32> {
+    if value.is_power_of_two() {
+        Ok(value.trailing_zeros())
+    } else {
+        Err(LayoutError::NotPowerOfTwo {
+            op,
+            what: what(),
+            value,
+        })
+    }
+}
+
+pub(crate) fn check_distinct(
+    op: &'static str,
+    side: Side,
+    dims: impl Iterator<Item = Dim>,
+) -> Result<()> {
+    let dims: SmallVec<[Dim; 8]> = dims.collect();
+    for (i, d) in dims.iter().enumerate() {
+        if dims[..i].contains(d) {
+            return Err(LayoutError::DuplicateDim { op, side, dim: *d });
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,202 @@
+//! The product `inner * outer`: a copy of `inner` at every point of `outer`.
+
+use super::{DimBits, LinearLayout, repack};
+use crate::dim::Dim;
+use crate::error::{DimList, LayoutError, Result, Side};
+use smallvec::SmallVec;
+
+impl LinearLayout {
+    /// Triton's `inner * outer`: the direct sum, with `self` as the inner
+    /// (minor) factor.
+    ///
+    /// Per dim, `log2` sizes add up (a dim missing from one factor counts as
+    /// size 1 there). In-dim `d` keeps the inner bases first, then the outer
+    /// ones with each out-dim component shifted above the inner size on that
+    /// out-dim. The dim order of the result is Triton's `supremum` of the two
+    /// orders.
+    ///
+    /// The dims the factors share must appear in the same relative order in
+    /// both (Triton's header requires it; 3.9's code no longer checks, and its
+    /// merge then silently picks an order): that is an error here.
+    ///
+    /// ```
+    /// use linear_layout::{LinearLayout, dim};
+    /// let (i, o) = (dim("in"), dim("out"));
+    /// let a = LinearLayout::identity_1d(4, i, o)?;
+    /// let b = LinearLayout::identity_1d(2, i, o)?;
+    /// assert_eq!(a.product(&b)?, LinearLayout::identity_1d(8, i, o)?);
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn product(&self, outer: &LinearLayout) -> Result<LinearLayout> {
+        const OP: &str = "product";
+        let inner = self;
+        let in_order = merge_order(OP, Side::In, inner.ins_raw(), outer.ins_raw())?;
+        let out_order = merge_order(OP, Side::Out, inner.outs_raw(), outer.outs_raw())?;
+
+        let log2_of =
+            |dims: &DimBits, d: Dim| dims.iter().find(|x| x.0 == d).map_or(0, |x| x.1 as u32);
+        let mut outs = DimBits::new();
+        for &d in &out_order {
+            let bits = log2_of(inner.outs_raw(), d) + log2_of(outer.outs_raw(), d);
+            if bits > 63 {
+                return Err(LayoutError::TooLarge {
+                    op: OP,
+                    what: format!("log2 size of out-dim {d} in the product"),
+                    value: bits as u64,
+                    limit: 63,
+                });
+            }
+            outs.push((d, bits as u8));
+        }
+        let mut ins = DimBits::new();
+        for &d in &in_order {
+            let bits = log2_of(inner.ins_raw(), d) + log2_of(outer.ins_raw(), d);
+            ins.push((d, bits.min(255) as u8));
+        }
+        let total_in: u32 = ins.iter().map(|x| x.1 as u32).sum();
+        let total_out: u32 = outs.iter().map(|x| x.1 as u32).sum();
+        if total_in > super::MAX_BITS || total_out > super::MAX_BITS {
+            // Report through the common limit check.
+            return LinearLayout::from_parts(
+                OP,
+                ins,
+                smallvec::smallvec![0; total_in.min(64) as usize],
+                outs,
+                false,
+            );
+        }
+
+        // Where each factor's out-dims land in the product's packing.
+        let inner_plan: SmallVec<[Option<u32>; 4]> = inner
+            .outs_raw()
+            .iter()
+            .map(|&(d, _)| Some(dest_shift(&outs, d)))
+            .collect();
+        let outer_plan: SmallVec<[Option<u32>; 4]> = outer
+            .outs_raw()
+            .iter()
+            .map(|&(d, _)| Some(dest_shift(&outs, d) + log2_of(inner.outs_raw(), d)))
+            .collect();
+
+        let mut cols = super::Cols::new();
+        for &(d, _) in &ins {
+            if let Some(k) = inner.in_index(d) {
+                cols.extend(
+                    inner
+                        .in_cols(k)
+                        .iter()
+                        .map(|&c| repack(c, inner.outs_raw(), &inner_plan)),
+                );
+            }
+            if let Some(k) = outer.in_index(d) {
+                cols.extend(
+                    outer
+                        .in_cols(k)
+                        .iter()
+                        .map(|&c| repack(c, outer.outs_raw(), &outer_plan)),
+                );
+            }
+        }
+        LinearLayout::from_parts(OP, ins, cols, outs, false)
+    }
+}
+
+fn dest_shift(outs: &DimBits, d: Dim) -> u32 {
+    let k = outs.iter().position(|x| x.0 == d).unwrap_or(outs.len());
+    super::out_shift(outs, k)
+}
+
+/// The dim order of a product: the common dims must agree in relative order,
+/// then Triton's `supremum` merges the two lists.
+fn merge_order(
+    op: &'static str,
+    side: Side,
+    a: &DimBits,
+    b: &DimBits,
+) -> Result<SmallVec<[Dim; 4]>> {
+    let a: SmallVec<[Dim; 4]> = a.iter().map(|x| x.0).collect();
+    let b: SmallVec<[Dim; 4]> = b.iter().map(|x| x.0).collect();
+    let common_a: SmallVec<[Dim; 4]> = a.iter().copied().filter(|d| b.contains(d)).collect();
+    let common_b: SmallVec<[Dim; 4]> = b.iter().copied().filter(|d| a.contains(d)).collect();
+    if common_a != common_b {
+        return Err(LayoutError::InconsistentDimOrder {
+            op,
+            side,
+            left: DimList(a.to_vec()),
+            right: DimList(b.to_vec()),
+        });
+    }
+    Ok(supremum(&a, &b))
+}
+
+/// Triton's `supremum(x, y)`: a merge of two dim orders in which each list
+/// stays a subsequence when the two are consistent. Two cursors walk the
+/// lists, skipping names already emitted; equal heads are emitted once; else
+/// a head the other list lacks goes first (x's before y's); else the head
+/// sitting earlier in the other list goes first, x winning ties.
+pub fn supremum(x: &[Dim], y: &[Dim]) -> SmallVec<[Dim; 4]> {
+    let mut out: SmallVec<[Dim; 4]> = SmallVec::new();
+    let (mut i, mut j) = (0, 0);
+    loop {
+        while i < x.len() && out.contains(&x[i]) {
+            i += 1;
+        }
+        while j < y.len() && out.contains(&y[j]) {
+            j += 1;
+        }
+        let next = match (x.get(i), y.get(j)) {
+            (None, None) => break,
+            (Some(&a), None) => a,
+            (None, Some(&b)) => b,
+            (Some(&a), Some(&b)) if a == b => a,
+            (Some(&a), Some(&b)) => {
+                let a_in_y = y.iter().position(|&d| d == a);
+                let b_in_x = x.iter().position(|&d| d == b);
+                match (a_in_y, b_in_x) {
+                    (None, _) => a,
+                    (_, None) => b,
+                    (Some(pa), Some(pb)) => {
+                        if pa <= pb {
+                            a
+                        } else {
+                            b
+                        }
+                    }
+                }
+            }
+        };
+        out.push(next);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dim::dim;
+
+    fn names(s: &str) -> Vec<Dim> {
+        s.split(',').filter(|x| !x.is_empty()).map(dim).collect()
+    }
+
+    #[test]
+    fn supremum_examples_from_triton_3_9() {
+        assert_eq!(
+            supremum(&names("a,b"), &names("c,b")).to_vec(),
+            names("a,c,b")
+        );
+        assert_eq!(
+            supremum(&names("a,b"), &names("b,a")).to_vec(),
+            names("a,b")
+        );
+        assert_eq!(
+            supremum(&names("a,b"), &names("c,b,a")).to_vec(),
+            names("c,b,a")
+        );
+        assert_eq!(supremum(&names(""), &names("a")).to_vec(), names("a"));
+        assert_eq!(
+            supremum(&names("a,b,c"), &names("a,b,c")).to_vec(),
+            names("a,b,c")
+        );
+    }
+}

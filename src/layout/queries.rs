@@ -1,0 +1,195 @@
+//! Questions about a layout that do not build a new one.
+
+use super::LinearLayout;
+use crate::bits::{self, SpanBasis};
+use crate::dim::Dim;
+use crate::error::{DimList, LayoutError, Result, Side};
+use smallvec::SmallVec;
+
+impl LinearLayout {
+    /// Every output is reached: rank = total output bits.
+    pub fn is_surjective(&self) -> bool {
+        self.rank() == self.total_out_bits()
+    }
+
+    /// No two inputs share an output: rank = total input bits.
+    pub fn is_injective(&self) -> bool {
+        self.rank() == self.total_in_bits()
+    }
+
+    /// A bijection: surjective, with as many input as output bits.
+    pub fn is_invertible(&self) -> bool {
+        self.is_surjective() && self.total_in_bits() == self.total_out_bits()
+    }
+
+    /// For each in-dim, the bits whose basis lies in the span of the bases
+    /// before it (in-dim order, then basis order). Setting a free bit never
+    /// reaches an element the lower bits could not. Zero bases are always
+    /// free. These are exactly the non-pivot columns of Triton's RREF.
+    pub fn free_variable_masks(&self) -> Vec<(Dim, u64)> {
+        let mut span = SpanBasis::new();
+        let mut out = Vec::with_capacity(self.num_in_dims());
+        for k in 0..self.num_in_dims() {
+            let mut mask = 0u64;
+            for (i, &c) in self.in_cols(k).iter().enumerate() {
+                if !span.insert(c) {
+                    mask |= 1 << i;
+                }
+            }
+            out.push((self.ins_raw()[k].0, mask));
+        }
+        out
+    }
+
+    /// The largest `V` such that `V` consecutive values of the first in-dim
+    /// map to `V` consecutive values of the first out-dim, at every input
+    /// (Triton's `getNumConsecutiveInOut`). 1 when there are no in- or
+    /// out-dims.
+    pub fn num_consecutive_in_out(&self) -> u64 {
+        if self.num_in_dims() == 0 || self.num_out_dims() == 0 {
+            return 1;
+        }
+        let first = self.in_cols(0);
+        // The leading run of first-in-dim bases equal to (2^i, 0, …, 0).
+        let consecutive = first
+            .iter()
+            .enumerate()
+            .take_while(|&(i, &c)| i < 64 && c == 1u64 << i)
+            .count();
+        // Triton tests the *first out-dim's* component against 1 << i, so a
+        // first out-dim too small to hold 2^i ends the run.
+        let first_bits = self.outs_raw()[0].1 as usize;
+        let consecutive = consecutive.min(first_bits);
+        let mut other = 0u64;
+        for (j, &c) in self.cols_raw().iter().enumerate() {
+            if j >= consecutive {
+                other |= self.component(c, 0);
+            }
+        }
+        let trailing = if other == 0 {
+            31
+        } else {
+            other.trailing_zeros() as usize
+        };
+        1u64 << consecutive.min(trailing)
+    }
+
+    /// Whether every basis of the given in-dims is zero on the given out-dims.
+    pub fn sublayout_is_zero(&self, ins: &[Dim], outs: &[Dim]) -> Result<bool> {
+        let sub = self.sublayout(ins, outs)?;
+        Ok(sub.cols_raw().iter().all(|&c| c == 0))
+    }
+
+    /// Whether the square sub-layout on `dims` (in-dims and out-dims of the
+    /// same names) is the identity: equal sizes, and after flattening both
+    /// sides in the layout's own order, basis `i` is `2^i`. True for no dims.
+    pub fn square_sublayout_is_identity(&self, dims: &[Dim]) -> Result<bool> {
+        const OP: &str = "square_sublayout_is_identity";
+        if dims.is_empty() {
+            return Ok(true);
+        }
+        for &d in dims {
+            let ki = self.require_in(d, OP)?;
+            let ko = self.require_out(d, OP)?;
+            if self.ins_raw()[ki].1 != self.outs_raw()[ko].1 {
+                return Ok(false);
+            }
+        }
+        let sub = self.sublayout(dims, dims)?;
+        // Flattening packs the first out-dim lowest, which is exactly the
+        // packed column: basis i must be the single bit i.
+        Ok(sub
+            .cols_raw()
+            .iter()
+            .enumerate()
+            .all(|(i, &c)| c == 1u64 << i))
+    }
+
+    /// Whether the layout does nothing but pass `dims` through: the square
+    /// sub-layout on `dims` is the identity, the other in-dims are zero on
+    /// `dims`, and `dims` are zero on the other out-dims. Every listed dim
+    /// must be both an in-dim and an out-dim.
+    pub fn is_trivial_over(&self, dims: &[Dim]) -> Result<bool> {
+        const OP: &str = "is_trivial_over";
+        for &d in dims {
+            self.require_in(d, OP)?;
+            self.require_out(d, OP)?;
+        }
+        let other_ins: SmallVec<[Dim; 4]> =
+            self.in_dim_names().filter(|d| !dims.contains(d)).collect();
+        let other_outs: SmallVec<[Dim; 4]> =
+            self.out_dim_names().filter(|d| !dims.contains(d)).collect();
+        Ok(self.square_sublayout_is_identity(dims)?
+            && self.sublayout_is_zero(&other_ins, dims)?
+            && self.sublayout_is_zero(dims, &other_outs)?)
+    }
+
+    /// Equality that ignores the out-dim sizes (names and order still count).
+    pub fn equal_ignoring_out_dim_sizes(&self, other: &LinearLayout) -> bool {
+        if !self.out_dim_names().eq(other.out_dim_names())
+            || !self.in_dim_names().eq(other.in_dim_names())
+        {
+            return false;
+        }
+        if self.ins_raw() != other.ins_raw() {
+            return false;
+        }
+        self.cols_raw()
+            .iter()
+            .zip(other.cols_raw())
+            .all(|(&a, &b)| self.components(a) == other.components(b))
+    }
+
+    /// Evaluates the layout: `input` gives a value for every in-dim (in any
+    /// order); the result has one value per out-dim, in out-dim order.
+    ///
+    /// Triton silently ignores input bits at or above an in-dim's size; that
+    /// is an error here.
+    pub fn apply(&self, input: &[(Dim, u64)]) -> Result<SmallVec<[(Dim, u64); 4]>> {
+        const OP: &str = "apply";
+        let given: SmallVec<[Dim; 4]> = input.iter().map(|x| x.0).collect();
+        super::check_distinct(OP, Side::In, given.iter().copied())?;
+        if given.len() != self.num_in_dims() || given.iter().any(|&d| !self.has_in_dim(d)) {
+            return Err(LayoutError::DimSetMismatch {
+                op: OP,
+                what: "the input's dims and the layout's in-dims",
+                left: DimList(given.to_vec()),
+                right: DimList(self.in_dim_names().collect()),
+            });
+        }
+        let mut packed = 0u64;
+        for &(d, value) in input {
+            let k = self.require_in(d, OP)?;
+            let log2 = self.ins_raw()[k].1 as u32;
+            if value >> log2 != 0 {
+                return Err(LayoutError::InputOutOfRange {
+                    op: OP,
+                    dim: d,
+                    value,
+                    size: 1u64 << log2,
+                });
+            }
+            packed ^= xor_columns(self.in_cols(k), value);
+        }
+        Ok(self.out_dim_names().zip(self.components(packed)).collect())
+    }
+
+    /// Evaluates the layout on a flat input: bit `j` of `input` is input bit
+    /// `j` in in-dim order (the first in-dim lowest); returns the packed
+    /// output (the first out-dim lowest). The fast path for enumerations.
+    pub fn apply_flat(&self, input: u64) -> u64 {
+        xor_columns(self.cols_raw(), input)
+    }
+}
+
+/// XOR of the columns selected by the set bits of `selector`.
+pub(crate) fn xor_columns(cols: &[u64], selector: u64) -> u64 {
+    let mut acc = 0u64;
+    let mut rest = selector & bits::low_mask(cols.len() as u32);
+    while rest != 0 {
+        let j = rest.trailing_zeros() as usize;
+        acc ^= cols[j];
+        rest &= rest - 1;
+    }
+    acc
+}

@@ -1,0 +1,55 @@
+//! # linear-layout
+//!
+//! Triton's *linear layouts* in Rust: linear maps over GF(2) from hardware
+//! index bits (`register`, `lane`, `warp`, `block`, `offset`) to tensor
+//! coordinates (`dim0`, `dim1`, …), with every operation giving exactly
+//! Triton's answer, and a typed [`LayoutError`] wherever Triton would abort
+//! the process with a failed assertion.
+//!
+//! ```
+//! use linear_layout::{LinearLayout, dim};
+//!
+//! // Each thread holds 2 consecutive elements of a row; 4 lanes cover a row
+//! // of 8, and 8 rows are covered by the next lane bits.
+//! let regs = LinearLayout::identity_1d(2, dim("register"), dim("dim1"))?;
+//! let lanes = LinearLayout::identity_1d(4, dim("lane"), dim("dim1"))?
+//!     .product(&LinearLayout::identity_1d(8, dim("lane"), dim("dim0"))?)?;
+//! let layout = regs.product(&lanes)?;
+//!
+//! // Lane 5 (0b101), register 1 holds row 1, column 3.
+//! let at = layout.apply(&[(dim("register"), 1), (dim("lane"), 5)])?;
+//! assert_eq!(at.as_slice(), &[(dim("dim1"), 3), (dim("dim0"), 1)]);
+//!
+//! // Asking for a reshape with the wrong total is an error, not an abort.
+//! let err = layout.reshape_outs(&[(dim("dim0"), 4), (dim("dim1"), 4)]).unwrap_err();
+//! assert_eq!(
+//!     err.to_string(),
+//!     "reshape_outs: new out-dims [dim0: 4, dim1: 4] hold 16 elements, \
+//!      but the layout's out-dims [dim1: 8, dim0: 8] hold 64"
+//! );
+//! # Ok::<(), linear_layout::LayoutError>(())
+//! ```
+//!
+//! The crate is layered, each layer using only the ones below it:
+//! [`bits`](crate) (packed GF(2) kernels) → [`LinearLayout`] (the algebra) →
+//! [`utils`] (Triton's `LayoutUtils`) → [`format`] (text, JSON, TTGIR) →
+//! [`eval`] (the JSON-lines scripting protocol used by the CLI and the
+//! oracle tests). [`tutorial`] explains the maths.
+
+#![warn(missing_docs)]
+
+mod bits;
+pub mod column_action;
+mod dim;
+mod error;
+pub mod eval;
+pub mod format;
+mod layout;
+pub mod tutorial;
+pub mod utils;
+
+pub use column_action::ColumnAction;
+pub use dim::{Dim, dim};
+pub use error::{DimList, DimSizes, LayoutError, Result, Side};
+pub use layout::supremum;
+pub use layout::{Bases, LinearLayout, MAX_BITS};

@@ -1,0 +1,417 @@
+//! Triton's `LayoutUtils`: the helpers the attribute conversions and the
+//! lowering passes build on.
+
+use crate::column_action::ColumnAction;
+use crate::dim::Dim;
+use crate::error::{LayoutError, Result};
+use crate::layout::LinearLayout;
+
+fn shape_of(op: &'static str, shape: &[(Dim, u64)], d: Dim) -> Result<u64> {
+    shape
+        .iter()
+        .find(|x| x.0 == d)
+        .map(|x| x.1)
+        .ok_or_else(|| LayoutError::UnknownDim {
+            op,
+            side: crate::Side::Out,
+            dim: d,
+            available: crate::DimList(shape.iter().map(|x| x.0).collect()),
+        })
+}
+
+/// Grows a layout until every out-dim is at least `shape`'s size, by
+/// multiplying in repetitions of the first in-dim (which must be `register`
+/// or `offset`): out-dim by out-dim, in the layout's out order. New
+/// repetitions are therefore the most significant register/offset bits.
+pub fn ensure_layout_not_smaller_than(
+    layout: &LinearLayout,
+    shape: &[(Dim, u64)],
+) -> Result<LinearLayout> {
+    const OP: &str = "ensure_layout_not_smaller_than";
+    let Some(first) = layout.in_dim_names().next() else {
+        return Ok(layout.clone());
+    };
+    if first != Dim::REGISTER && first != Dim::OFFSET {
+        return Err(LayoutError::WrongFirstInDim {
+            op: OP,
+            expected: "register or offset",
+            got: first.to_string(),
+        });
+    }
+    let mut out = layout.clone();
+    for (d, size) in layout.out_dims() {
+        let want = shape_of(OP, shape, d)?;
+        if want > size {
+            if want % size != 0 {
+                return Err(LayoutError::NotDivisible {
+                    op: OP,
+                    dim: d,
+                    size,
+                    target: want,
+                });
+            }
+            out = out.product(&LinearLayout::identity_1d(want / size, first, d)?)?;
+        }
+    }
+    Ok(out)
+}
+
+/// Shrinks the codomain to `shape` (Triton 3.8 and later): each out-dim
+/// becomes `min(current, target)` and every component that no longer fits is
+/// zeroed, so out-of-range lanes and warps broadcast. With
+/// `broadcast_registers = false`, register bases that were nonzero and became
+/// zero are removed instead of kept as duplicates.
+pub fn ensure_layout_not_larger_than(
+    layout: &LinearLayout,
+    shape: &[(Dim, u64)],
+    broadcast_registers: bool,
+) -> Result<LinearLayout> {
+    const OP: &str = "ensure_layout_not_larger_than";
+    let mut outs = Vec::new();
+    for (d, size) in layout.out_dims() {
+        let want = shape_of(OP, shape, d)?;
+        if !want.is_power_of_two() {
+            return Err(LayoutError::NotPowerOfTwo {
+                op: OP,
+                what: format!("target size of out-dim {d}"),
+                value: want,
+            });
+        }
+        outs.push((d, size.min(want)));
+    }
+    let mut bases = layout.bases();
+    for (in_dim, vectors) in bases.iter_mut() {
+        let mut kept = Vec::with_capacity(vectors.len());
+        for v in vectors.drain(..) {
+            let was_nonzero = v.iter().any(|&c| c != 0);
+            let clipped: Vec<u64> = v
+                .iter()
+                .zip(&outs)
+                .map(|(&c, &(_, s))| if c >= s { 0 } else { c })
+                .collect();
+            let now_zero = clipped.iter().all(|&c| c == 0);
+            if !broadcast_registers && *in_dim == Dim::REGISTER && was_nonzero && now_zero {
+                continue;
+            }
+            kept.push(clipped);
+        }
+        *vectors = kept;
+    }
+    LinearLayout::from_bases_with_sizes(&bases, &outs, false)
+}
+
+/// The `ensureLayoutNotLargerThan` of Triton 3.2 to 3.7: for each out-dim that
+/// is too big, zero its nonzero components largest first (each must be a
+/// power of two) until the running size fits, then rebuild with inferred
+/// sizes, which must be surjective.
+pub fn ensure_layout_not_larger_than_legacy(
+    layout: &LinearLayout,
+    shape: &[(Dim, u64)],
+) -> Result<LinearLayout> {
+    const OP: &str = "ensure_layout_not_larger_than (3.2–3.7)";
+    let mut bases = layout.bases();
+    let out_names: Vec<Dim> = layout.out_dim_names().collect();
+    for (o, (d, size)) in layout.out_dims().enumerate() {
+        let want = shape_of(OP, shape, d)?;
+        if size <= want {
+            continue;
+        }
+        if size % want != 0 {
+            return Err(LayoutError::NotDivisible {
+                op: OP,
+                dim: d,
+                size: want,
+                target: size,
+            });
+        }
+        // (value, in-dim index, basis index), largest value first; equal
+        // values keep their in-dim / basis order.
+        let mut nonzero: Vec<(u64, usize, usize)> = Vec::new();
+        for (k, (_, vectors)) in bases.iter().enumerate() {
+            for (i, v) in vectors.iter().enumerate() {
+                if v[o] != 0 {
+                    if !v[o].is_power_of_two() {
+                        return Err(LayoutError::NotPowerOfTwo {
+                            op: OP,
+                            what: format!("component on out-dim {d}"),
+                            value: v[o],
+                        });
+                    }
+                    nonzero.push((v[o], k, i));
+                }
+            }
+        }
+        nonzero.sort_by(|a, b| b.0.cmp(&a.0));
+        let mut running = size;
+        for (_, k, i) in nonzero {
+            if running <= want {
+                break;
+            }
+            bases[k].1[i][o] = 0;
+            running /= 2;
+        }
+    }
+    LinearLayout::from_bases(&bases, &out_names)
+}
+
+/// The identity from `in_dim` onto an N-d tensor of `shape`, walking the
+/// dims in `order` (minor first): the product over `d` in `order` of
+/// `identity_1d(shape[d], in_dim, dim{d})`.
+pub fn identity_standard_nd(in_dim: Dim, shape: &[u64], order: &[usize]) -> Result<LinearLayout> {
+    const OP: &str = "identity_standard_nd";
+    if order.len() != shape.len() {
+        return Err(LayoutError::WrongLength {
+            op: OP,
+            what: "order".into(),
+            got: order.len(),
+            expected: shape.len(),
+        });
+    }
+    let mut out = LinearLayout::empty();
+    for &d in order {
+        let size = *shape.get(d).ok_or(LayoutError::IndexOutOfRange {
+            op: OP,
+            index: d,
+            len: shape.len(),
+        })?;
+        out = out.product(&LinearLayout::identity_1d(size, in_dim, Dim::standard(d))?)?;
+    }
+    Ok(out)
+}
+
+/// A row-major reshape of a layout whose out-dims are tensor dims: the last
+/// dim is the fastest-varying, as in `torch.reshape`. The result's out-dims
+/// are `dim0 … dim{n-1}` with the sizes of `shape`.
+pub fn reshape_layout(layout: &LinearLayout, shape: &[u64]) -> Result<LinearLayout> {
+    let mut reversed: Vec<Dim> = layout.out_dim_names().collect();
+    reversed.reverse();
+    let new_rev: Vec<(Dim, u64)> = shape
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, &s)| (Dim::standard(i), s))
+        .collect();
+    let standard: Vec<Dim> = (0..shape.len()).map(Dim::standard).collect();
+    layout
+        .transpose_outs(&reversed)?
+        .reshape_outs(&new_rev)?
+        .transpose_outs(&standard)
+}
+
+/// Permutes each basis's components: component `i` of the result is
+/// component `order[i]` of the input. Names stay; sizes are re-inferred.
+pub fn transpose_linear_layout(layout: &LinearLayout, order: &[usize]) -> Result<LinearLayout> {
+    const OP: &str = "transpose_linear_layout";
+    let n = layout.num_out_dims();
+    let mut seen = vec![false; n];
+    if order.len() != n
+        || order
+            .iter()
+            .any(|&i| i >= n || std::mem::replace(&mut seen[i], true))
+    {
+        return Err(LayoutError::WrongLength {
+            op: OP,
+            what: "order (a permutation)".into(),
+            got: order.len(),
+            expected: n,
+        });
+    }
+    let bases: Vec<_> = layout
+        .bases()
+        .into_iter()
+        .map(|(d, v)| {
+            (
+                d,
+                v.into_iter()
+                    .map(|b| order.iter().map(|&i| b[i]).collect())
+                    .collect(),
+            )
+        })
+        .collect();
+    let names: Vec<Dim> = layout.out_dim_names().collect();
+    LinearLayout::from_bases(&bases, &names)
+}
+
+/// The same dims and sizes, with every component zero.
+pub fn zeros_like(layout: &LinearLayout) -> Result<LinearLayout> {
+    let bases: Vec<_> = layout
+        .bases()
+        .into_iter()
+        .map(|(d, v)| (d, v.into_iter().map(|b| vec![0; b.len()]).collect()))
+        .collect();
+    let outs: Vec<_> = layout.out_dims().collect();
+    LinearLayout::from_bases_with_sizes(&bases, &outs, false)
+}
+
+/// Drops standard out-dim `dim{index}` and renames the later ones down, so
+/// the out-dims stay `dim0 … dim{n-2}`. The result need not be surjective.
+pub fn remove_standard_dim(layout: &LinearLayout, index: usize) -> Result<LinearLayout> {
+    const OP: &str = "remove_standard_dim";
+    let target = Dim::standard(index);
+    let k = layout
+        .out_dim_names()
+        .position(|d| d == target)
+        .ok_or_else(|| LayoutError::UnknownDim {
+            op: OP,
+            side: crate::Side::Out,
+            dim: target,
+            available: crate::DimList(layout.out_dim_names().collect()),
+        })?;
+    let rename = |d: Dim| -> Dim {
+        match d
+            .name()
+            .strip_prefix("dim")
+            .and_then(|n| n.parse::<usize>().ok())
+        {
+            Some(i) if i > index => Dim::standard(i - 1),
+            _ => d,
+        }
+    };
+    let bases: Vec<_> = layout
+        .bases()
+        .into_iter()
+        .map(|(d, v)| {
+            (
+                d,
+                v.into_iter()
+                    .map(|b| {
+                        b.iter()
+                            .enumerate()
+                            .filter(|&(j, _)| j != k)
+                            .map(|(_, &c)| c)
+                            .collect()
+                    })
+                    .collect(),
+            )
+        })
+        .collect();
+    let outs: Vec<_> = layout
+        .out_dims()
+        .filter(|&(d, _)| d != target)
+        .map(|(d, s)| (rename(d), s))
+        .collect();
+    LinearLayout::from_bases_with_sizes(&bases, &outs, false)
+}
+
+/// A register permutation of `a` that makes `b` a left (or right) factor:
+/// each register basis of `b` (shifted, for a right factor, above the part
+/// of `a` that `b` does not cover) is matched in order with the first unused
+/// equal register basis of `a`. The matched indices come first for a left
+/// factor, last for a right one. `None` when some basis of `b` has no match.
+pub fn reg_perm_for_divide(
+    a: &LinearLayout,
+    b: &LinearLayout,
+    left: bool,
+) -> Result<Option<ColumnAction>> {
+    const OP: &str = "reg_perm_for_divide";
+    for l in [a, b] {
+        if l.in_dim_names().next() != Some(Dim::REGISTER) {
+            let got = l
+                .in_dim_names()
+                .next()
+                .map_or("(none)".to_string(), |d| d.to_string());
+            return Err(LayoutError::WrongFirstInDim {
+                op: OP,
+                expected: "register",
+                got,
+            });
+        }
+    }
+    let a_regs = a
+        .bases()
+        .into_iter()
+        .next()
+        .map(|x| x.1)
+        .unwrap_or_default();
+    let b_regs = b
+        .bases()
+        .into_iter()
+        .next()
+        .map(|x| x.1)
+        .unwrap_or_default();
+    let a_outs: Vec<(Dim, u64)> = a.out_dims().collect();
+    let mut used = vec![false; a_regs.len()];
+    let mut matched = Vec::new();
+    for bb in &b_regs {
+        // b's basis padded to a's out-dims.
+        let mut want = vec![0u64; a_outs.len()];
+        for (j, (d, size_b)) in b.out_dims().enumerate() {
+            let Some(k) = a_outs.iter().position(|x| x.0 == d) else {
+                return Ok(None);
+            };
+            let shift = if left {
+                0
+            } else {
+                (a_outs[k].1 / size_b.max(1)).trailing_zeros()
+            };
+            want[k] = bb[j] << shift;
+        }
+        let Some(i) = (0..a_regs.len()).find(|&i| !used[i] && a_regs[i] == want) else {
+            return Ok(None);
+        };
+        used[i] = true;
+        matched.push(i);
+    }
+    let rest: Vec<usize> = (0..a_regs.len()).filter(|&i| !used[i]).collect();
+    let action = if left {
+        matched.into_iter().chain(rest).collect()
+    } else {
+        rest.into_iter().chain(matched).collect()
+    };
+    ColumnAction::new(action, Dim::REGISTER, a_regs.len() as u32).map(Some)
+}
+
+/// The widest vector `v` (a power of two, at most `max_vec`, by default
+/// `128 / bitwidth`) such that, after permuting registers, `v` consecutive
+/// registers land on `v` consecutive offsets of the conversion layout `cvt`
+/// (`register → offset`): `cvt` divides on the left by
+/// `identity_1d(v, register, offset)`. When `max_vec` is given only the
+/// identity permutation is allowed. `v = 1` always succeeds.
+pub fn largest_vectorisation(
+    cvt: &LinearLayout,
+    bitwidth: u32,
+    max_vec: Option<u32>,
+) -> Result<(u32, ColumnAction)> {
+    const OP: &str = "largest_vectorisation";
+    if bitwidth == 0 {
+        return Err(LayoutError::NotPowerOfTwo {
+            op: OP,
+            what: "bit width".into(),
+            value: 0,
+        });
+    }
+    let start = max_vec.unwrap_or((128 / bitwidth).max(1));
+    let regs = cvt.in_dim_size_log2(Dim::REGISTER)?;
+    let mut v = start;
+    while v >= 1 {
+        let tile = LinearLayout::identity_1d(v as u64, Dim::REGISTER, Dim::OFFSET)?;
+        if let Some(perm) = reg_perm_for_divide(cvt, &tile, true)? {
+            if max_vec.is_none() || perm.is_identity() {
+                let permuted = perm.apply(cvt)?;
+                if permuted.divide_left(&tile)?.is_some() {
+                    return Ok((v, perm));
+                }
+            }
+        }
+        v /= 2;
+    }
+    Ok((1, ColumnAction::identity(Dim::REGISTER, regs)))
+}
+
+/// The action keeping only the nonzero register bases.
+pub fn action_remove_broadcasted_regs(layout: &LinearLayout) -> Result<ColumnAction> {
+    let bits = layout.in_dim_size_log2(Dim::REGISTER)?;
+    let regs = layout
+        .bases()
+        .into_iter()
+        .find(|x| x.0 == Dim::REGISTER)
+        .map(|x| x.1)
+        .unwrap_or_default();
+    let keep = regs
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.iter().any(|&c| c != 0))
+        .map(|(i, _)| i)
+        .collect();
+    ColumnAction::new(keep, Dim::REGISTER, bits)
+}
