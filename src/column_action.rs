@@ -6,7 +6,7 @@
 //! store come first), and then to reorder the register *values* the same way.
 
 use crate::dim::Dim;
-use crate::error::{LayoutError, Result};
+use crate::error::{DimList, LayoutError, Result};
 use crate::layout::LinearLayout;
 use std::fmt;
 
@@ -99,6 +99,15 @@ impl ColumnAction {
     /// [`apply`](Self::apply) reorders bases: value `i` of the result is the
     /// source value at the index the permuted identity maps `i` to.
     pub fn apply_values<T: Clone>(&self, values: &[T]) -> Result<Vec<T>> {
+        // Triton asserts that value lists are registers.
+        if self.in_dim != Dim::REGISTER {
+            return Err(LayoutError::DimSetMismatch {
+                op: "column_action_apply_values",
+                what: "the action's in-dim and the values' dim (register)",
+                left: DimList(vec![self.in_dim]),
+                right: DimList(vec![Dim::REGISTER]),
+            });
+        }
         let expected = 1usize.checked_shl(self.in_bits).unwrap_or(0);
         if values.len() != expected || self.in_bits >= 32 {
             return Err(LayoutError::WrongLength {
@@ -122,47 +131,69 @@ impl ColumnAction {
             .collect())
     }
 
-    /// The inverse permutation: `inverse[action[i]] = i`. Only a permutation
-    /// (not a selection) has one.
+    /// The inverse: `inverse[action[i]] = i`, over `action.len()` entries
+    /// (Triton's `inverse`). Every index must be below `action.len()` (Triton
+    /// writes out of bounds otherwise); a selection such as `[1, 0]` on 3
+    /// bases is accepted, as in Triton, and so is an action with repeated
+    /// indices, whose unset entries stay 0.
     pub fn inverse(&self) -> Result<ColumnAction> {
-        let n = self.in_bits as usize;
-        let mut inv = vec![usize::MAX; n];
+        let n = self.action.len();
+        if let Some(&index) = self.action.iter().find(|&&a| a >= n) {
+            return Err(LayoutError::IndexOutOfRange {
+                op: "column_action_inverse",
+                index,
+                len: n,
+            });
+        }
+        let mut inv = vec![0usize; n];
         for (i, &a) in self.action.iter().enumerate() {
             inv[a] = i;
         }
-        if self.action.len() != n || inv.contains(&usize::MAX) {
-            return Err(LayoutError::WrongLength {
-                op: "column_action_inverse",
-                what: "the action (it must be a permutation)".into(),
-                got: self.action.len(),
-                expected: n,
-            });
-        }
-        Ok(ColumnAction {
-            action: inv,
-            in_dim: self.in_dim,
-            in_bits: self.in_bits,
-        })
+        ColumnAction::new(inv, self.in_dim, self.in_bits)
     }
 
     /// `self.left_compose(other)[i] = self[other[i]]`: first `self`, then
-    /// `other`, as one action.
+    /// `other`, as one action. Triton asserts that both act on the same
+    /// in-dim with the same size and have actions of the same length.
     pub fn left_compose(&self, other: &ColumnAction) -> Result<ColumnAction> {
         const OP: &str = "column_action_left_compose";
-        if other.in_dim != self.in_dim || other.in_bits as usize != self.action.len() {
+        if other.in_dim != self.in_dim {
+            return Err(LayoutError::DimSetMismatch {
+                op: OP,
+                what: "the two actions' in-dims",
+                left: DimList(vec![self.in_dim]),
+                right: DimList(vec![other.in_dim]),
+            });
+        }
+        if other.in_bits != self.in_bits {
             return Err(LayoutError::WrongLength {
                 op: OP,
-                what: format!("the second action's in-dim {}", other.in_dim),
+                what: format!("the second action's in-dim {} (log2 size)", other.in_dim),
                 got: other.in_bits as usize,
+                expected: self.in_bits as usize,
+            });
+        }
+        if other.action.len() != self.action.len() {
+            return Err(LayoutError::WrongLength {
+                op: OP,
+                what: "the second action".into(),
+                got: other.action.len(),
                 expected: self.action.len(),
             });
         }
-        let action = other.action.iter().map(|&i| self.action[i]).collect();
-        Ok(ColumnAction {
-            action,
-            in_dim: self.in_dim,
-            in_bits: self.in_bits,
-        })
+        let mut action = Vec::with_capacity(other.action.len());
+        for &i in &other.action {
+            // Triton reads out of bounds here when `self` is a selection.
+            let Some(&a) = self.action.get(i) else {
+                return Err(LayoutError::IndexOutOfRange {
+                    op: OP,
+                    index: i,
+                    len: self.action.len(),
+                });
+            };
+            action.push(a);
+        }
+        ColumnAction::new(action, self.in_dim, self.in_bits)
     }
 }
 

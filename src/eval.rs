@@ -170,6 +170,11 @@ pub fn eval(request: &Value) -> Result<Value, EvalError> {
             let names = args.dims("out_dim_names")?;
             let require_surjective = args.opt::<bool>("require_surjective")?.unwrap_or(true);
             match args.opt::<Vec<u64>>("out_dim_sizes")? {
+                // Like Triton's binding: inferred sizes always require a
+                // surjective layout, so asking for anything else is an error.
+                None if !require_surjective => Err(bad(
+                    "out_dim_sizes must be provided when require_surjective is false",
+                )),
                 None => l(LinearLayout::from_bases(&bases, &names)?),
                 Some(sizes) => {
                     if sizes.len() != names.len() {

@@ -19,6 +19,20 @@ fn shape_of(op: &'static str, shape: &[(Dim, u64)], d: Dim) -> Result<u64> {
         })
 }
 
+/// Triton passes shapes as a map with exactly one entry per out-dim (it
+/// asserts the count).
+fn check_shape_len(op: &'static str, layout: &LinearLayout, shape: &[(Dim, u64)]) -> Result<()> {
+    if shape.len() != layout.num_out_dims() {
+        return Err(LayoutError::WrongLength {
+            op,
+            what: "shape".into(),
+            got: shape.len(),
+            expected: layout.num_out_dims(),
+        });
+    }
+    Ok(())
+}
+
 /// Grows a layout until every out-dim is at least `shape`'s size, by
 /// multiplying in repetitions of the first in-dim (which must be `register`
 /// or `offset`): out-dim by out-dim, in the layout's out order. New
@@ -28,16 +42,18 @@ pub fn ensure_layout_not_smaller_than(
     shape: &[(Dim, u64)],
 ) -> Result<LinearLayout> {
     const OP: &str = "ensure_layout_not_smaller_than";
-    let Some(first) = layout.in_dim_names().next() else {
+    check_shape_len(OP, layout, shape)?;
+    if shape.is_empty() {
         return Ok(layout.clone());
-    };
-    if first != Dim::REGISTER && first != Dim::OFFSET {
+    }
+    let first = layout.in_dim_names().next();
+    let Some(first) = first.filter(|&d| d == Dim::REGISTER || d == Dim::OFFSET) else {
         return Err(LayoutError::WrongFirstInDim {
             op: OP,
             expected: "register or offset",
-            got: first.to_string(),
+            got: first.map_or("(none)".to_string(), |d| d.to_string()),
         });
-    }
+    };
     let mut out = layout.clone();
     for (d, size) in layout.out_dims() {
         let want = shape_of(OP, shape, d)?;
@@ -67,6 +83,10 @@ pub fn ensure_layout_not_larger_than(
     broadcast_registers: bool,
 ) -> Result<LinearLayout> {
     const OP: &str = "ensure_layout_not_larger_than";
+    check_shape_len(OP, layout, shape)?;
+    if shape.is_empty() {
+        return Ok(layout.clone());
+    }
     let mut outs = Vec::new();
     for (d, size) in layout.out_dims() {
         let want = shape_of(OP, shape, d)?;
@@ -109,6 +129,7 @@ pub fn ensure_layout_not_larger_than_legacy(
     shape: &[(Dim, u64)],
 ) -> Result<LinearLayout> {
     const OP: &str = "ensure_layout_not_larger_than (3.2–3.7)";
+    check_shape_len(OP, layout, shape)?;
     let mut bases = layout.bases();
     let out_names: Vec<Dim> = layout.out_dim_names().collect();
     for (o, (d, size)) in layout.out_dims().enumerate() {
@@ -116,7 +137,8 @@ pub fn ensure_layout_not_larger_than_legacy(
         if size <= want {
             continue;
         }
-        if size % want != 0 {
+        // Triton divides by the target here (a division by zero for 0).
+        if want == 0 || size % want != 0 {
             return Err(LayoutError::NotDivisible {
                 op: OP,
                 dim: d,
@@ -203,17 +225,22 @@ pub fn reshape_layout(layout: &LinearLayout, shape: &[u64]) -> Result<LinearLayo
 pub fn transpose_linear_layout(layout: &LinearLayout, order: &[usize]) -> Result<LinearLayout> {
     const OP: &str = "transpose_linear_layout";
     let n = layout.num_out_dims();
-    let mut seen = vec![false; n];
-    if order.len() != n
-        || order
-            .iter()
-            .any(|&i| i >= n || std::mem::replace(&mut seen[i], true))
-    {
+    // Triton does not require a permutation: each basis becomes
+    // `[b[order[0]], b[order[1]], …]`, which must have one entry per out-dim,
+    // and the constructor (inferred sizes, surjective) judges the result.
+    if order.len() != n {
         return Err(LayoutError::WrongLength {
             op: OP,
-            what: "order (a permutation)".into(),
+            what: "order".into(),
             got: order.len(),
             expected: n,
+        });
+    }
+    if let Some(&index) = order.iter().find(|&&i| i >= n) {
+        return Err(LayoutError::IndexOutOfRange {
+            op: OP,
+            index,
+            len: n,
         });
     }
     let bases: Vec<_> = layout
@@ -337,12 +364,30 @@ pub fn reg_perm_for_divide(
         let mut want = vec![0u64; a_outs.len()];
         for (j, (d, size_b)) in b.out_dims().enumerate() {
             let Some(k) = a_outs.iter().position(|x| x.0 == d) else {
-                return Ok(None);
+                if left {
+                    // Triton compares bases of different lengths: no match.
+                    return Ok(None);
+                }
+                // Triton asserts that the padded basis has a's length.
+                return Err(LayoutError::UnknownDim {
+                    op: OP,
+                    side: crate::Side::Out,
+                    dim: d,
+                    available: crate::DimList(a_outs.iter().map(|x| x.0).collect()),
+                });
             };
             let shift = if left {
                 0
+            } else if a_outs[k].1 < size_b {
+                // Triton shifts by a negative amount (undefined behaviour).
+                return Err(LayoutError::TooLarge {
+                    op: OP,
+                    what: format!("size of out-dim {d} in the right factor"),
+                    value: size_b,
+                    limit: a_outs[k].1,
+                });
             } else {
-                (a_outs[k].1 / size_b.max(1)).trailing_zeros()
+                (a_outs[k].1 / size_b).trailing_zeros()
             };
             want[k] = bb[j] << shift;
         }
@@ -366,7 +411,10 @@ pub fn reg_perm_for_divide(
 /// registers land on `v` consecutive offsets of the conversion layout `cvt`
 /// (`register → offset`): `cvt` divides on the left by
 /// `identity_1d(v, register, offset)`. When `max_vec` is given only the
-/// identity permutation is allowed. `v = 1` always succeeds.
+/// identity permutation is allowed. `v = 1` succeeds whenever `cvt` has an
+/// `offset` out-dim; otherwise, or when the starting width is 0 (a bit width
+/// above 128, or `max_vec = Some(0)`), Triton reaches `llvm_unreachable` and
+/// this is an error.
 pub fn largest_vectorisation(
     cvt: &LinearLayout,
     bitwidth: u32,
@@ -380,8 +428,23 @@ pub fn largest_vectorisation(
             value: 0,
         });
     }
-    let start = max_vec.unwrap_or((128 / bitwidth).max(1));
-    let regs = cvt.in_dim_size_log2(Dim::REGISTER)?;
+    if max_vec.is_none() && bitwidth > 128 {
+        // Triton starts at 128 / bitwidth = 0 and hits `llvm_unreachable`.
+        return Err(LayoutError::TooLarge {
+            op: OP,
+            what: "bit width".into(),
+            value: bitwidth as u64,
+            limit: 128,
+        });
+    }
+    let start = max_vec.unwrap_or(128 / bitwidth);
+    if start == 0 {
+        return Err(LayoutError::NotPowerOfTwo {
+            op: OP,
+            what: "maximum vector size".into(),
+            value: 0,
+        });
+    }
     let mut v = start;
     while v >= 1 {
         let tile = LinearLayout::identity_1d(v as u64, Dim::REGISTER, Dim::OFFSET)?;
@@ -395,11 +458,27 @@ pub fn largest_vectorisation(
         }
         v /= 2;
     }
-    Ok((1, ColumnAction::identity(Dim::REGISTER, regs)))
+    // Even v = 1 fails when `cvt` has no `offset` out-dim; Triton then hits
+    // `llvm_unreachable`.
+    Err(LayoutError::UnknownDim {
+        op: OP,
+        side: crate::Side::Out,
+        dim: Dim::OFFSET,
+        available: crate::DimList(cvt.out_dim_names().collect()),
+    })
 }
 
 /// The action keeping only the nonzero register bases.
 pub fn action_remove_broadcasted_regs(layout: &LinearLayout) -> Result<ColumnAction> {
+    // Triton asserts that `register` is the first in-dim.
+    let first = layout.in_dim_names().next();
+    if first != Some(Dim::REGISTER) {
+        return Err(LayoutError::WrongFirstInDim {
+            op: "action_remove_broadcasted_regs",
+            expected: "register",
+            got: first.map_or("(none)".to_string(), |d| d.to_string()),
+        });
+    }
     let bits = layout.in_dim_size_log2(Dim::REGISTER)?;
     let regs = layout
         .bases()

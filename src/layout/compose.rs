@@ -1,7 +1,7 @@
 //! Composition and solving: `compose`, `invert_and_compose`, `invert`,
 //! `pseudoinvert`.
 
-use super::{Cols, DimBits, LinearLayout, queries::xor_columns};
+use super::{Cols, LinearLayout, queries::xor_columns};
 use crate::bits::SpanBasis;
 use crate::dim::Dim;
 use crate::error::{DimList, LayoutError, Result, Side};
@@ -52,17 +52,19 @@ impl LinearLayout {
     /// Solves `outer(C(x)) = self(x)` for `C` (Triton's `invertAndCompose`).
     ///
     /// `C` has `self`'s in-dims and, as out-dims, `outer`'s in-dims with
-    /// `outer`'s in sizes. Among all solutions, Triton's is returned:
-    /// - an in-dim present in both layouts with identical bases (and equal
-    ///   out sizes) maps to itself;
-    /// - every other input bit maps to the unique combination of `outer`'s
-    ///   *pivot* columns (those independent of the columns before them, in
-    ///   `outer`'s in-dim order) — free variables are set to zero, which
-    ///   prefers broadcasting and earlier dims.
+    /// `outer`'s in sizes. Among all solutions, Triton 3.9's is returned:
+    /// every input bit maps to the unique combination of `outer`'s *pivot*
+    /// columns (those independent of the columns before them, in `outer`'s
+    /// in-dim order) — free variables are set to zero, which prefers
+    /// broadcasting and earlier dims. (Releases up to 3.8 first set aside
+    /// in-dims that both layouts share with identical bases and mapped them
+    /// to themselves; the 3.9 wheel does not, which the recorded oracle cases
+    /// pin down.)
     ///
     /// Errors when the out-dim sets differ, when `outer` has a smaller
     /// out-dim, or when the image of `self` is not inside the image of
-    /// `outer` (Triton asserts all three).
+    /// `outer` (Triton asserts all three), and when the combined system has
+    /// more than 64 columns (where Triton's one-word rows overflow).
     pub fn invert_and_compose(&self, outer: &LinearLayout) -> Result<LinearLayout> {
         const OP: &str = "invert_and_compose";
         same_dim_set(
@@ -71,9 +73,9 @@ impl LinearLayout {
             self.out_dim_names(),
             outer.out_dim_names(),
         )?;
-        // Re-pack `outer`'s columns into `self`'s out-dim order, so that the
-        // two layouts' columns can be compared and combined directly.
-        let mut widened_outs = self.outs_raw().clone();
+        // Both layouts' columns are compared in one packing: self's out-dim
+        // order with outer's (larger or equal) sizes.
+        let mut widened = self.outs_raw().clone();
         for (k, &(d, bits)) in self.outs_raw().iter().enumerate() {
             let outer_bits = outer.outs_raw()[outer.require_out(d, OP)?].1;
             if outer_bits < bits {
@@ -84,69 +86,9 @@ impl LinearLayout {
                     outer: 1u64 << outer_bits,
                 });
             }
-            widened_outs[k].1 = outer_bits;
+            widened[k].1 = outer_bits;
         }
-        // Both layouts' columns in the packing of `widened_outs`.
-        let self_plan: SmallVec<[Option<u32>; 4]> = (0..self.num_out_dims())
-            .map(|k| Some(super::out_shift(&widened_outs, k)))
-            .collect();
-        let outer_plan: SmallVec<[Option<u32>; 4]> = outer
-            .outs_raw()
-            .iter()
-            .map(|&(d, _)| {
-                let k = self.out_index(d).unwrap_or(0);
-                Some(super::out_shift(&widened_outs, k))
-            })
-            .collect();
-        let self_cols = |k: usize| -> SmallVec<[u64; 16]> {
-            self.in_cols(k)
-                .iter()
-                .map(|&c| super::repack(c, self.outs_raw(), &self_plan))
-                .collect()
-        };
-        let outer_cols = |k: usize| -> SmallVec<[u64; 16]> {
-            outer
-                .in_cols(k)
-                .iter()
-                .map(|&c| super::repack(c, outer.outs_raw(), &outer_plan))
-                .collect()
-        };
-
-        // In-dims that both layouts share with identical bases and identical
-        // out sizes (Triton compares the two one-dim sub-layouts with `==`,
-        // which includes the out sizes) map to themselves.
-        let same_sizes = self
-            .outs_raw()
-            .iter()
-            .all(|&(d, bits)| outer.outs_raw().iter().any(|&(e, b)| e == d && b == bits));
-        let is_identity_dim = |d: Dim| -> bool {
-            if !same_sizes {
-                return false;
-            }
-            match (self.in_index(d), outer.in_index(d)) {
-                (Some(ks), Some(ko)) => {
-                    self.ins_raw()[ks].1 == outer.ins_raw()[ko].1 && self_cols(ks) == outer_cols(ko)
-                }
-                _ => false,
-            }
-        };
-        let identity: SmallVec<[Dim; 4]> = outer
-            .in_dim_names()
-            .filter(|&d| is_identity_dim(d))
-            .collect();
-        let self_rest: SmallVec<[usize; 4]> = (0..self.num_in_dims())
-            .filter(|&k| !identity.contains(&self.ins_raw()[k].0))
-            .collect();
-        let outer_rest: SmallVec<[usize; 4]> = (0..outer.num_in_dims())
-            .filter(|&k| !identity.contains(&outer.ins_raw()[k].0))
-            .collect();
-        if self_rest.is_empty() != outer_rest.is_empty() {
-            return Err(LayoutError::IdentityDimsUnbalanced { op: OP });
-        }
-        let rest_bits = |l: &LinearLayout, ks: &[usize]| -> u32 {
-            ks.iter().map(|&k| l.ins_raw()[k].1 as u32).sum()
-        };
-        let solve_bits = rest_bits(self, &self_rest) + rest_bits(outer, &outer_rest);
+        let solve_bits = self.total_in_bits() + outer.total_in_bits();
         if solve_bits > super::MAX_BITS {
             // Triton packs [outer | self] columns into one 64-bit word per row.
             return Err(LayoutError::TooManyBits {
@@ -156,28 +98,79 @@ impl LinearLayout {
                 max: super::MAX_BITS,
             });
         }
+        let self_plan: SmallVec<[Option<u32>; 4]> = (0..self.num_out_dims())
+            .map(|k| Some(super::out_shift(&widened, k)))
+            .collect();
+        let outer_plan: SmallVec<[Option<u32>; 4]> = outer
+            .out_dim_names()
+            .map(|d| self.out_index(d).map(|k| super::out_shift(&widened, k)))
+            .collect();
 
-        // The result's out-dims: outer's in-dims, in outer's order. Bit `c` of
-        // a combination over outer's remaining columns lands at `place[c]`.
-        let result_outs: DimBits = outer.ins_raw().clone();
+        let self_cols: SmallVec<[SmallVec<[u64; 16]>; 4]> = (0..self.num_in_dims())
+            .map(|k| {
+                self.in_cols(k)
+                    .iter()
+                    .map(|&c| super::repack(c, self.outs_raw(), &self_plan))
+                    .collect()
+            })
+            .collect();
+        let outer_cols: SmallVec<[SmallVec<[u64; 16]>; 4]> = (0..outer.num_in_dims())
+            .map(|k| {
+                outer
+                    .in_cols(k)
+                    .iter()
+                    .map(|&c| super::repack(c, outer.outs_raw(), &outer_plan))
+                    .collect()
+            })
+            .collect();
+
+        // Broadcast heuristic: an in-dim both layouts share with identical
+        // bases (out sizes may differ) maps to itself, provided no other
+        // in-dim of either layout sets any output bit its bases set. (3.9
+        // resolves the "FIXME" of earlier releases this way; the recorded
+        // oracle cases pin the rule down.)
+        let support = |cs: &[u64]| cs.iter().fold(0u64, |acc, &c| acc | c);
+        let others_touch = |l: &LinearLayout, cols: &[SmallVec<[u64; 16]>], d: Dim, bits: u64| {
+            l.ins_raw()
+                .iter()
+                .zip(cols)
+                .any(|(&(e, _), cs)| e != d && support(cs) & bits != 0)
+        };
+        let identity: SmallVec<[Dim; 4]> = outer
+            .ins_raw()
+            .iter()
+            .enumerate()
+            .filter(|&(ko, &(d, _))| {
+                let Some(ks) = self.in_index(d) else {
+                    return false;
+                };
+                let bits = support(&self_cols[ks]);
+                self_cols[ks] == outer_cols[ko]
+                    && !others_touch(self, &self_cols, d, bits)
+                    && !others_touch(outer, &outer_cols, d, bits)
+            })
+            .map(|(_, &(d, _))| d)
+            .collect();
+
+        // Every other input bit maps to the combination of outer's remaining
+        // pivot columns; `place[j]` is where remaining column `j` sits in the
+        // result's packing (outer's in-dims, in outer's order).
+        let span = span_of(outer, &outer_cols, &identity);
         let mut place: SmallVec<[u32; 64]> = SmallVec::new();
-        let mut span = SpanBasis::new();
-        for &k in &outer_rest {
-            let start = outer.in_start(k) as u32;
-            for (i, c) in outer_cols(k).into_iter().enumerate() {
-                span.insert(c);
-                place.push(start + i as u32);
+        for (ko, &(d, bits)) in outer.ins_raw().iter().enumerate() {
+            if !identity.contains(&d) {
+                let start = outer.in_start(ko) as u32;
+                place.extend((0..bits as u32).map(|i| start + i));
             }
         }
-
         let mut cols = Cols::new();
-        for (k, &(d, _)) in self.ins_raw().iter().enumerate() {
+        for (ks, &(d, bits)) in self.ins_raw().iter().enumerate() {
             if identity.contains(&d) {
                 let start = outer.in_start(outer.in_index(d).unwrap_or(0));
-                cols.extend((0..self.ins_raw()[k].1 as usize).map(|i| 1u64 << (start + i)));
+                cols.extend((0..bits as usize).map(|i| 1u64 << (start + i)));
                 continue;
             }
-            for c in self_cols(k) {
+            for &c in &self_cols[ks] {
                 let (residue, combo) = span.reduce(c);
                 if residue != 0 {
                     return Err(LayoutError::ImageNotContained { op: OP });
@@ -185,14 +178,19 @@ impl LinearLayout {
                 let mut packed = 0u64;
                 let mut rest = combo;
                 while rest != 0 {
-                    let j = rest.trailing_zeros() as usize;
-                    packed |= 1u64 << place[j];
+                    packed |= 1u64 << place[rest.trailing_zeros() as usize];
                     rest &= rest - 1;
                 }
                 cols.push(packed);
             }
         }
-        LinearLayout::from_parts(OP, self.ins_raw().clone(), cols, result_outs, false)
+        LinearLayout::from_parts(
+            OP,
+            self.ins_raw().clone(),
+            cols,
+            outer.ins_raw().clone(),
+            false,
+        )
     }
 
     /// The inverse of a bijective layout: in-dims and out-dims swap roles.
@@ -225,6 +223,19 @@ impl LinearLayout {
         }
         identity.invert_and_compose(self)
     }
+}
+
+/// The span of outer's columns outside the `skip` in-dims, in outer's order.
+fn span_of(outer: &LinearLayout, cols: &[SmallVec<[u64; 16]>], skip: &[Dim]) -> SpanBasis {
+    let mut span = SpanBasis::new();
+    for (k, &(d, _)) in outer.ins_raw().iter().enumerate() {
+        if !skip.contains(&d) {
+            for &c in &cols[k] {
+                span.insert(c);
+            }
+        }
+    }
+    span
 }
 
 /// Errors unless the two lists hold the same names (order ignored).

@@ -69,6 +69,10 @@ impl LinearLayout {
         }
         let mut ins = self.ins_raw().clone();
         let mut cols = Cols::new();
+        // Triton builds C only after every in-dim has passed the checks
+        // against `b`, so a later mismatch (`None`) wins over an earlier C
+        // component that does not fit (a constructor failure).
+        let mut too_large: Option<LayoutError> = None;
         for (k, &(d, bits_a)) in self.ins_raw().iter().enumerate() {
             let nb = b_ins[k] as usize;
             let keep = bits_a as usize - nb;
@@ -92,7 +96,7 @@ impl LinearLayout {
                 for (o, &(od, bits_c)) in outs.iter().enumerate() {
                     let comp = self.component(c, o);
                     if comp >> bits_c != 0 {
-                        return Err(LayoutError::ComponentOutOfRange {
+                        too_large.get_or_insert(LayoutError::ComponentOutOfRange {
                             op: OP,
                             in_dim: d,
                             index: i,
@@ -100,12 +104,16 @@ impl LinearLayout {
                             value: comp,
                             size: 1u64 << bits_c,
                         });
+                        continue;
                     }
                     packed |= comp << super::out_shift(&outs, o);
                 }
                 cols.push(packed);
             }
             ins[k].1 = keep as u8;
+        }
+        if let Some(err) = too_large {
+            return Err(err);
         }
         let c = LinearLayout::from_parts(OP, ins, cols, outs, false)?;
         if b.is_surjective() && self.is_surjective() && !c.is_surjective() {

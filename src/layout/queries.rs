@@ -88,6 +88,12 @@ impl LinearLayout {
         if dims.is_empty() {
             return Ok(true);
         }
+        // Triton takes the sub-layout first, which fails for any unknown
+        // dim, and only then compares the sizes.
+        for &d in dims {
+            self.require_in(d, OP)?;
+            self.require_out(d, OP)?;
+        }
         for &d in dims {
             let ki = self.require_in(d, OP)?;
             let ko = self.require_out(d, OP)?;

@@ -244,6 +244,11 @@ impl LinearLayout {
     }
 
     /// Renames in-dim `old` to `new`, moving it to the end of the in-dims.
+    ///
+    /// As in Triton (erase, then a map insert that never overwrites), when
+    /// `new` is already another in-dim, `old` and its bases are dropped and
+    /// `new` keeps its own bases and place; the result must then still be
+    /// surjective if the layout was.
     pub fn rename_in_dim(&self, old: Dim, new: Dim) -> Result<LinearLayout> {
         const OP: &str = "rename_in_dim";
         let k = self.require_in(old, OP)?;
@@ -255,9 +260,18 @@ impl LinearLayout {
                 cols.extend_from_slice(self.in_cols(j));
             }
         }
-        ins.push((new, self.ins_raw()[k].1));
-        cols.extend_from_slice(self.in_cols(k));
-        LinearLayout::from_parts(OP, ins, cols, self.outs_raw().clone(), false)
+        let clash = new != old && self.has_in_dim(new);
+        if !clash {
+            ins.push((new, self.ins_raw()[k].1));
+            cols.extend_from_slice(self.in_cols(k));
+        }
+        LinearLayout::from_parts(
+            OP,
+            ins,
+            cols,
+            self.outs_raw().clone(),
+            clash && self.is_surjective(),
+        )
     }
 }
 

@@ -459,10 +459,12 @@ class Gen:
         invalid = rng.random() < 0.15
         if invalid:
             flavour = rng.choice(["smaller", "missing", "extra", "renamed"])
-            if flavour == "smaller" and any(n > 0 for _, n in bin_spec):
-                i = rng.choice([i for i, (_, n) in enumerate(bin_spec) if n > 0])
+            a_sizes = dict(a["out_dims"])
+            shrinkable = [i for i, (d, _) in enumerate(bin_spec) if a_sizes[d] > 1]
+            if flavour == "smaller" and shrinkable:
+                i = rng.choice(shrinkable)
                 d, _ = bin_spec[i]
-                bin_spec[i] = (d, rng.randint(0, log2(dict(a["out_dims"])[d]) - 1))
+                bin_spec[i] = (d, rng.randint(0, log2(a_sizes[d]) - 1))
             elif flavour == "missing" and bin_spec:
                 bin_spec.pop(rng.randrange(len(bin_spec)))
             elif flavour == "renamed" and bin_spec:
@@ -808,7 +810,11 @@ class Worker:
                 return None
             self.buf += chunk
         line, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(line)
+        try:
+            return json.loads(line)
+        except json.JSONDecodeError:
+            self.kill()
+            raise OracleError(f"Triton worker wrote a non-JSON line: {line[:200]!r}")
 
     def handshake(self):
         hello = self.readline()

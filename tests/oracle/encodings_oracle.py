@@ -16,7 +16,7 @@ Subcommands:
 
 Run with the python of the Triton venv:
   "$(bash tests/oracle/venv.sh 3.9.0)" tests/oracle/encodings_oracle.py record \\
-      --seed 1 --count 3600 --out tests/data/encodings/gluon-3.9.0.jsonl
+      --seed 1 --count 4000 --out tests/data/encodings/gluon-3.9.0.jsonl
 `record` and `check` need triton; `replay` does not.  See
 tests/oracle/encodings_README.md and notes/gluon-oracle.md.
 """
@@ -33,7 +33,6 @@ import select
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 TRITON_TAG = "3.9"
@@ -76,7 +75,7 @@ def spec_rank(spec):
         return len(spec["warps"])
     if k == "amd_wmma":
         return spec["rank"]
-    if k in ("linear", "padded_shared"):
+    if k in ("linear", "generic_linear", "padded_shared"):
         return len(spec["shape"])
     if k == "swizzled_shared":
         return len(spec["order"])
@@ -155,15 +154,17 @@ def fmt(spec):
         parts = []
         if spec["reg_bases"]:
             parts.append(f"register = {_l(spec['reg_bases'])}")
-        if spec["warp_bases"]:
+        if spec["warp_bases"] or spec.get("explicit_warp"):
             parts.append(f"warp = {_l(spec['warp_bases'])}")
         s = (f"#ttg.amd_wmma<{{version = {spec['version']}, isTranspose = "
              f"{_b(spec['transposed'])}, ctaLayout = {{{', '.join(parts)}}}{_cga(spec)}")
         if list(spec["instr"]) != [16, 16, 16]:
             s += f", instrShape = {_l(spec['instr'])}"
+        if spec.get("explicit_rank"):
+            s += f", rank = {spec['rank']}"
         return s + "}>"
-    if k == "linear":
-        return (f"#ttg.linear<{{register = {_l(spec['reg'])}, lane = {_l(spec['lane'])}, "
+    if k in ("linear", "generic_linear"):
+        return (f"#ttg.{k}<{{register = {_l(spec['reg'])}, lane = {_l(spec['lane'])}, "
                 f"warp = {_l(spec['warp'])}, block = {_l(spec['block'])}}}>")
     if k == "swizzled_shared":
         return (f"#ttg.swizzled_shared<{{vec = {spec['vec']}, perPhase = {spec['per_phase']}, "
@@ -203,13 +204,24 @@ def fmt(spec):
             s += ", fp4Padded = true"
         return s + ">"
     if k == "tmem_scales":
-        return "#ttng.tensor_memory_scales_encoding<" + (
-            f"CGALayout = {_l(spec['cga'])}" if spec.get("cga") else "") + ">"
+        parts = []
+        if spec.get("cga"):
+            parts.append(f"CGALayout = {_l(spec['cga'])}")
+        if spec.get("block_rep_order", "mnThenK") != "mnThenK":
+            parts.append(f"blockRepOrder = {spec['block_rep_order']}")
+        return "#ttng.tensor_memory_scales_encoding<" + ", ".join(parts) + ">"
     if k == "auto":
         return "#gluon.auto_encoding"
     if k == "coalesced":
         return "#gluon.coalesced_encoding"
     raise ValueError(k)
+
+
+def spec_explicit(spec):
+    """Does our text deliberately differ from Triton's printout (see amd_wmma)?"""
+    if spec.get("explicit_rank") or spec.get("explicit_warp"):
+        return True
+    return any(spec_explicit(spec[k]) for k in ("parent", "inner") if k in spec)
 
 
 def _identity_order(offset, shape):
@@ -305,13 +317,13 @@ class Gen:
                 mx[d] = max(mx[d], b[d])
         return [2 * m if m else 1 for m in mx]
 
-    def shape_for(self, tile, cap=None):
+    def shape_for(self, tile, cap=None, modes=(40, 20, 12, 16, 12)):
         """Power-of-two shape around a per-dim tile: some dims smaller, equal
         or larger than the tile; total elements capped."""
         rank = len(tile)
         if cap is None:
             cap = self.MAX_LOG2_ELEMS if not self.chance(0.04) else 16
-        mode = self.pick(["around", "equal", "small", "large", "random"], [40, 20, 12, 16, 12])
+        mode = self.pick(["around", "equal", "small", "large", "random"], list(modes))
         e = []
         for t in tile:
             lt = max(0, int(t).bit_length() - 1)
@@ -364,16 +376,16 @@ class Gen:
             instr = [16, 8] if rank == 2 else [1, 16, 8]
         else:
             if rank is None:
-                rank = r.pick([2, 3], [92, 8])
+                rank = r.pick([2, 3], [96, 4])
             nw = r.nwarps_log2(2, 4, [55, 35, 10])
             rest = r.split_bits(nw - 2, rank)
             wpc = [1 << x for x in rest]
             wpc[rank - 2] *= 4
-            n = r.pick([8, 16, 24, 32, 48, 64, 96, 128, 192, 256], [6, 10, 3, 12, 3, 15, 3, 14, 3, 10])
+            n = r.pick([8, 16, 24, 32, 48, 64, 96, 128, 192, 256], [6, 10, 1, 12, 1, 15, 1, 14, 1, 10])
             kk = r.pick([8, 16, 32], [25, 55, 20])
-            instr = [16, n, kk] if rank == 2 else [1, 16, n, kk][:rank + 1]
-            if rank == 3:
-                instr = [1, 16, n]  # deliberately odd; Triton decides
+            # rank 3 with a 3-entry instrShape: Triton 3.9 aborts converting it
+            # (nvidiaMmaTile asserts); kept rare on purpose
+            instr = [16, n, kk] if rank == 2 else [1, 16, n]
         if allow_invalid and r.chance(0.03):
             version = r.pick([1, 4, 5])
         return {"kind": "nvidia_mma", "version": [version, minor], "warps": wpc, "instr": instr,
@@ -428,18 +440,32 @@ class Gen:
             for _ in range(n):
                 d = r.pick(list(range(rank)), [1] * (rank - 2) + [5, 5] if rank > 2 else [5, 5])
                 v = [0] * rank
-                v[d] = 1 << steps[d]
-                steps[d] += 1
-                if r.chance(0.05):
-                    v = [0] * rank  # broadcast
+                if r.chance(0.03):
+                    pass  # broadcast basis
+                else:
+                    v[d] = 1 << steps[d]
+                    steps[d] += 1
                 (warp_bases if which == "w" else reg_bases).append(v)
         if r.chance(0.35):
             r.r.shuffle(warp_bases)
-        return {"kind": "amd_wmma", "version": version, "transposed": r.chance(0.5),
+        spec = {"kind": "amd_wmma", "version": version, "transposed": r.chance(0.5),
                 "warp_bases": warp_bases, "reg_bases": reg_bases, "instr": instr,
                 "cga": r.cga(rank, p_none=0.8), "rank": rank}
+        # Triton 3.9 prints neither `rank` nor an empty `warp` list, and its
+        # parser then rejects (or aborts on) the printed text.  Mostly use the
+        # explicit, parseable spelling (our text, not Triton's printout).
+        if (rank != 2 or not (warp_bases or reg_bases)) and r.chance(0.8):
+            spec["explicit_rank"] = True
+        elif rank == 2 and r.chance(0.05):
+            spec["explicit_rank"] = True
+        if not warp_bases and r.chance(0.75):
+            spec["explicit_warp"] = True
+        return spec
 
     def linear(self):
+        return self.linear_units(p_xor=(85, 10, 5))
+
+    def linear_units(self, p_xor=(100, 0, 0)):
         r = self
         rank = r.pick([1, 2, 3], [20, 60, 20])
         total = r.randint(3, 12)
@@ -454,8 +480,9 @@ class Gen:
         r.r.shuffle(units)
         if r.chance(0.5):
             units.sort(key=lambda v: (-next(i for i, x in enumerate(v) if x), max(v)))
-        # a few xor-combinations keep the span (surjectivity)
-        for _ in range(r.pick([0, 1, 2], [60, 25, 15])):
+        # a few xor-combinations keep the span (surjectivity) but are not
+        # permutation layouts, which #ttg.linear rejects
+        for _ in range(r.pick([0, 1, 2], list(p_xor))):
             if len(units) >= 2:
                 i, j = r.r.sample(range(len(units)), 2)
                 if j > i:
@@ -484,6 +511,33 @@ class Gen:
 
     def randint(self, a, b):
         return self.r.randint(a, b)
+
+    def generic_linear(self):
+        """#ttg.generic_linear: like #ttg.linear, but warp bases may be swizzled
+        (xor of several dims); register/lane/block bases must stay single-dim."""
+        r = self
+        while True:
+            s = self.linear_units()
+            rank = len(s["shape"])
+            if rank < 2 or not any(any(v) for v in s["warp"]):
+                continue
+            others = [v for v in s["reg"] + s["lane"] + s["block"] if any(v)]
+            swizzled = 0
+            for _ in range(r.pick([1, 2], [70, 30])):
+                i = r.randrange(len(s["warp"]))
+                w = s["warp"][i]
+                # xor with a basis along another dim: moves in two dims
+                cand = [v for v in others if any(v[d] and not w[d] for d in range(rank))]
+                if cand and any(w):
+                    v = r.pick(cand)
+                    s["warp"][i] = [a ^ b for a, b in zip(w, v)]
+                    swizzled += 1
+            if swizzled:
+                break
+        if r.chance(0.08) and len(s["reg"]) >= 1 and s["warp"] and any(s["warp"][0]):
+            s["reg"][0] = [a ^ b for a, b in zip(s["reg"][0], s["warp"][0])]  # invalid
+        s["kind"] = "generic_linear"
+        return s
 
     def distributed_parent(self, want):
         if want == "blocked":
@@ -661,7 +715,7 @@ class Gen:
     # -- cases ---------------------------------------------------------------
     KINDS = [
         ("blocked", 12), ("slice", 12), ("nvidia_mma", 9), ("dot_op", 20), ("amd_mfma", 9),
-        ("amd_wmma", 8), ("linear", 4), ("swizzled_shared", 7), ("nvmma_shared", 9),
+        ("amd_wmma", 8), ("linear", 4), ("generic_linear", 2), ("swizzled_shared", 7), ("nvmma_shared", 9),
         ("shared_linear", 3), ("padded_shared", 1), ("partitioned_shared", 2.5),
         ("tmem", 2), ("tmem_scales", 0.6), ("auto", 0.2), ("coalesced", 0.2),
     ]
@@ -669,7 +723,10 @@ class Gen:
     def spec(self):
         kind = self.pick([k for k, _ in self.KINDS], [w for _, w in self.KINDS])
         if kind in ("tmem_scales",):
-            return {"kind": "tmem_scales", "cga": []}
+            spec = {"kind": "tmem_scales", "cga": []}
+            if self.chance(0.3):
+                spec["block_rep_order"] = self.pick(["kThenMn", "mnThenK"], [70, 30])
+            return spec
         if kind in ("auto", "coalesced"):
             return {"kind": kind}
         return getattr(self, kind)()
@@ -706,7 +763,7 @@ class Gen:
                         t[d] = max(t[d], v[d] * 2 * (16 if d >= rank - 2 else 1))
             cs = self.cga_split(spec["cga"], rank)
             return [a * c for a, c in zip(t, cs)]
-        if k == "linear":
+        if k in ("linear", "generic_linear"):
             return spec["shape"]
         if k == "swizzled_shared":
             return [max(spec["vec"], 1) * (8 if i == spec["order"][0] else spec["max_phase"] *
@@ -737,7 +794,8 @@ class Gen:
     def shape(self, spec):
         k = spec["kind"]
         tile = self.tile(spec)
-        if k in ("linear", "shared_linear", "padded_shared") and self.chance(0.7):
+        if k in ("linear", "generic_linear", "shared_linear", "padded_shared") and \
+                self.chance(0.7):
             return list(tile)
         if k == "partitioned_shared" and spec["inner"]["kind"] in ("shared_linear",
                                                                     "padded_shared"):
@@ -747,6 +805,10 @@ class Gen:
             return self._tmem_shape(spec)
         if k == "tmem_scales":
             return [1 << self.pick([5, 6, 7, 7, 8]), 1 << self.pick([0, 1, 2, 2, 3, 4])]
+        if k == "nvmma_shared" or (k == "partitioned_shared"
+                                   and spec["inner"]["kind"] == "nvmma_shared"):
+            # smaller than one swizzle row aborts in Triton; keep that a minority
+            return self.shape_for(tile, modes=(35, 25, 5, 30, 5))
         return self.shape_for(tile)
 
     def _tmem_shape(self, spec):
@@ -770,6 +832,10 @@ def generate(seed):
 # ===========================================================================
 
 
+class _Unchecked(Exception):
+    pass
+
+
 def _worker_main():
     # C++ diagnostics go to fd 2; the parent hands us a file for it so it can
     # read the messages of verifier errors and of aborts.
@@ -782,10 +848,28 @@ def _worker_main():
         from triton.experimental.gluon.language.amd.cdna5 import PartitionedSharedLayout
         from triton.experimental.gluon.language.nvidia.blackwell import (
             TensorMemoryLayout, TensorMemoryScalesLayout)
+        from triton.experimental.gluon.language.nvidia.rubin import (
+            TensorMemoryScalesLayout as RubinTensorMemoryScalesLayout)
     except Exception as e:  # pragma: no cover - reported to the parent
         out.write(json.dumps({"error": f"import failed: {e!r}"}) + "\n")
         out.flush()
         return 1
+
+    # Gluon's SharedLinearLayout wrapper asserts on empty offset bases, which
+    # Triton's C++ conversion legitimately returns for one-element shapes.  Let
+    # the wrapper hold them so the C++ result can be recorded.
+    wrapper_notes = []
+    orig_post_init = ttgl.SharedLinearLayout.__post_init__
+
+    def lenient_post_init(self):
+        if len(self.offset_bases) == 0:
+            wrapper_notes.append("empty offset bases (Gluon's SharedLinearLayout would assert)")
+            object.__setattr__(self, "offset_bases", [])
+            object.__setattr__(self, "block_bases", [list(v) for v in self.block_bases])
+            return
+        orig_post_init(self)
+
+    ttgl.SharedLinearLayout.__post_init__ = lenient_post_init
 
     ctx = ir.context()
     ir.load_dialects(ctx)
@@ -839,7 +923,7 @@ def _worker_main():
             return AMDWMMALayout(spec["version"], spec["transposed"], spec["warp_bases"],
                                  reg_bases=spec["reg_bases"], instr_shape=spec["instr"],
                                  cga_layout=spec["cga"], rank=spec["rank"])
-        if k == "linear":
+        if k in ("linear", "generic_linear"):
             return ttgl.DistributedLinearLayout(spec["reg"], spec["lane"], spec["warp"],
                                                 spec["block"], spec["shape"])
         if k == "swizzled_shared":
@@ -862,6 +946,9 @@ def _worker_main():
                                       cga_layout=spec["cga"], two_ctas=spec["two_ctas"],
                                       fp4_padded=spec["fp4_padded"])
         if k == "tmem_scales":
+            if "block_rep_order" in spec:
+                return RubinTensorMemoryScalesLayout(cga_layout=spec["cga"],
+                                                     block_rep_order=spec["block_rep_order"])
             return TensorMemoryScalesLayout(cga_layout=spec["cga"])
         if k == "auto":
             return ttgl.AutoLayout()
@@ -972,8 +1059,8 @@ def _worker_main():
             bases = [["offset", res.offset_bases], ["block", res.block_bases]]
             dims = None
             extra = {"alignment": res.alignment}
-            if list(res.shape) != list(shape):
-                extra["derived_shape"] = list(res.shape)
+            if wrapper_notes:
+                extra["gluon_wrapper"] = wrapper_notes.pop()
         elif name == "_TensorMemoryLinearLayout":
             bases = [["row", res.rows], ["col", res.cols]]
             dims = res.shape
@@ -986,6 +1073,41 @@ def _worker_main():
             dims = list(shape)
         bases = [[n, [list(map(int, v)) for v in vs]] for n, vs in bases]
         return {"bases": bases, "out_dims": [[f"dim{i}", int(s)] for i, s in enumerate(dims)]}, extra
+
+    def ll_from_view(obj, shape):
+        """Read the layout back from Gluon's hardware view (a table of tensor
+        coordinates per block / warp / register / lane).  Used for
+        #ttg.generic_linear, which to_linear_layout cannot return (it wraps
+        every distributed result in #ttg.linear), and as a cross-check."""
+        text = gluon_ir.get_layout_view(obj, [int(x) for x in shape], True)
+        blocks = []
+        for line in text.splitlines():
+            line = line.strip()
+            if not line:
+                continue
+            if re.fullmatch(r"Block\d+:", line):
+                blocks.append([])
+            elif re.fullmatch(r"Warp\d+:", line):
+                if not blocks:
+                    blocks.append([])
+                blocks[-1].append([])
+            else:
+                row = [[int(x) for x in t.split(",")]
+                       for t in re.findall(r"\(([-\d,\s]+)\)", line)]
+                blocks[-1][-1].append(row)
+
+        def bases(n, at):
+            assert n & (n - 1) == 0, "in-dim size is not a power of two"
+            return [at(1 << i) for i in range(n.bit_length() - 1)]
+
+        nb, nw = len(blocks), len(blocks[0])
+        nr, nl = len(blocks[0][0]), len(blocks[0][0][0])
+        ll = {"bases": [["register", bases(nr, lambda i: blocks[0][0][i][0])],
+                        ["lane", bases(nl, lambda i: blocks[0][0][0][i])],
+                        ["warp", bases(nw, lambda i: blocks[0][i][0][0])],
+                        ["block", bases(nb, lambda i: blocks[i][0][0][0])]],
+              "out_dims": [[f"dim{i}", int(s)] for i, s in enumerate(shape)]}
+        return ll
 
     emit({"hello": triton.__version__})
     for line in sys.stdin:
@@ -1035,22 +1157,48 @@ def _worker_main():
                 printed = attr_text_of_type(str(ty))
             except Exception as e:
                 res["type_error"] = (str(e).strip() or diag_message(err_since(pos)))[:400]
-        res["attr"] = printed if printed is not None else text0
+        explicit = spec_explicit(spec)
+        res["attr"] = text0 if (explicit or printed is None) else printed
         res["printed"] = printed is not None
         if printed is not None and printed != text0:
-            res["format_mismatch"] = text0
-        emit({"stage": "attr", "attr": res["attr"]})
+            if explicit:
+                res["triton_prints"] = printed
+            else:
+                res["format_mismatch"] = text0
+        emit({"stage": "attr", "attr": res["attr"], "type_error": res.get("type_error")})
 
         # 4. Convert.
-        emit({"stage": "convert"})
-        try:
-            ll = b.to_linear_layout(attr, shape)
-            res["outcome"] = "ok"
-            res["ll"], extra = ll_json(spec, ll, shape)
-            res.update(extra)
-        except Exception as e:
-            res.update(outcome="exception", stage="convert",
-                       message=f"{str(e).strip()}" or type(e).__name__)
+        if spec["kind"] == "generic_linear":
+            emit({"stage": "convert"})
+            try:
+                res["ll"] = ll_from_view(obj, shape)
+                res["outcome"] = "ok"
+                res["via"] = "layout_view"
+            except Exception as e:
+                res.update(outcome="exception", stage="convert",
+                           message=f"{str(e).strip()}" or type(e).__name__)
+        else:
+            emit({"stage": "convert"})
+            try:
+                wrapper_notes.clear()
+                ll = b.to_linear_layout(attr, shape)
+                res["outcome"] = "ok"
+                res["ll"], extra = ll_json(spec, ll, shape)
+                res.update(extra)
+            except Exception as e:
+                res.update(outcome="exception", stage="convert",
+                           message=f"{str(e).strip()}" or type(e).__name__)
+            # cross-check against the hardware view (distributed layouts)
+            if (res.get("outcome") == "ok" and category(spec) == "distributed"
+                    and "gluon_assert" not in res and "build_error" not in res
+                    and req.get("view_check") and not req.get("skip_view")):
+                emit({"stage": "view"})
+                try:
+                    view = ll_from_view(obj, shape)
+                    if view != res["ll"]:
+                        res["view_mismatch"] = view
+                except Exception as e:
+                    res["view_mismatch"] = f"{type(e).__name__}: {e}"
 
         # 5. Round trip: the printed type text parses back to the same layout.
         if ty is not None and not req.get("skip_roundtrip"):
@@ -1060,8 +1208,16 @@ def _worker_main():
                 fn = b.get_or_insert_function(m1, "f", b.get_function_ty([ty], []), "public",
                                               False)
                 fn.add_entry_block()
-                mine = repr(layout_of_arg(spec, fn.args(0)))
-                mod, perr = parse_file("module {\n  tt.func @f(%a: " + str(ty) +
+                try:
+                    mine = repr(layout_of_arg(spec, fn.args(0)))
+                except AssertionError as e:
+                    # Gluon's Python wrapper refuses what C++ accepted (see
+                    # gluon_assert); the layouts cannot be compared this way.
+                    raise _Unchecked(str(e))
+                ty_text = str(ty)
+                if printed is not None and res["attr"] != printed:
+                    ty_text = ty_text.replace(printed, res["attr"], 1)
+                mod, perr = parse_file("module {\n  tt.func @f(%a: " + ty_text +
                                        ") {\n    tt.return\n  }\n}\n")
                 if perr is not None:
                     res["roundtrip"] = "parse error: " + perr
@@ -1083,6 +1239,8 @@ def _worker_main():
                             same = res.get("outcome") == "exception"
                         res["roundtrip"] = ("equivalent" if same else "differs") + \
                             f": built {mine} / parsed {theirs}"
+            except _Unchecked as e:
+                res["roundtrip"] = f"unchecked: {e}"
             except Exception as e:
                 res["roundtrip"] = f"error: {type(e).__name__}: {e}"
         emit({"done": res})
@@ -1168,20 +1326,27 @@ class Worker:
             self.kill()
         lines = [l.strip() for l in self.stderr_since(pos).splitlines() if l.strip()]
         lines = [l for l in lines if "nanobind" not in l and not l.startswith("- ")]
+        # MLIR diagnostics emitted just before the abort (parser errors)
+        diags = [re.sub(r"^loc\(.*?\):\s*", "", l) for l in lines if "error: " in l]
+        diags = [d[d.index("error: "):] for d in diags]
         pick = [l for l in lines if any(h in l for h in ABORT_HINTS)]
+        parts = []
+        if diags:
+            parts.append(diags[0])
         if pick:
-            msg = pick[0]
+            msg = re.sub(r"^python: ", "", pick[0])
             # an LLVM ERROR is often followed by detail lines; keep a few
             if msg.startswith("LLVM ERROR"):
-                i = lines.index(msg)
+                i = lines.index(pick[0])
                 tail = [l for l in lines[i + 1:i + 4] if not l.startswith("Stack dump")
                         and not l.startswith("#") and not l.startswith("0.")]
                 msg = "\n".join([msg] + tail)
-        elif lines:
-            msg = lines[-1]
-        else:
-            msg = f"worker died (exit status {self.proc.returncode})"
-        return msg[:600]
+            parts.append(msg)
+        elif not diags and lines:
+            parts.append(lines[-1])
+        if not parts:
+            parts.append(f"worker died (exit status {self.proc.returncode})")
+        return "\n".join(parts)[:600]
 
     def kill(self):
         if self.proc.poll() is None:
@@ -1201,7 +1366,8 @@ class Worker:
 
 
 class Triton:
-    def __init__(self):
+    def __init__(self, view_check=False):
+        self.view_check = view_check
         self.cur = Worker()
         self.cur.start()
         self.version = self.cur.version
@@ -1217,13 +1383,14 @@ class Triton:
         self.spare = Worker()
         self.restarts += 1
 
-    def run(self, spec, shape, cid, skip_type=False, skip_roundtrip=False):
+    def run(self, spec, shape, cid, skip_type=False, skip_roundtrip=False, skip_view=False):
         """Returns the worker's result dict, or a synthesized one on death."""
         w = self.cur
         pos = w.err_pos()
         req = {"id": cid, "spec": spec, "shape": shape, "text": fmt(spec),
-               "skip_type": skip_type, "skip_roundtrip": skip_roundtrip}
-        stage, attr = None, req["text"]
+               "skip_type": skip_type, "skip_roundtrip": skip_roundtrip, "skip_view": skip_view,
+               "view_check": self.view_check}
+        stage, attr, type_error = None, req["text"], None
         if not w.send(req):
             msg = w.death_message(pos)
             self._replace()
@@ -1239,16 +1406,21 @@ class Triton:
                 if stage == "type":
                     # an abort while making the tensor/memdesc type (to print the
                     # attribute): redo without that step
-                    return self.run(spec, shape, cid, skip_type=True,
-                                    skip_roundtrip=True) | {"type_abort": text}
+                    return self.run(spec, shape, cid, skip_type=True, skip_roundtrip=True,
+                                    skip_view=skip_view) | {"type_abort": text}
+                if stage == "view":
+                    return self.run(spec, shape, cid, skip_type=skip_type,
+                                    skip_roundtrip=skip_roundtrip, skip_view=True)
                 if stage in ("roundtrip", "roundtrip-convert"):
                     return {"outcome": "skip", "stage": stage, "attr": attr,
                             "message": f"abort while re-parsing the printed text: {text}"}
-                return {"outcome": "abort", "stage": stage, "message": text, "attr": attr}
+                return {"outcome": "abort", "stage": stage, "message": text, "attr": attr,
+                        "type_error": type_error}
             if "stage" in msg:
                 stage = msg["stage"]
                 if "attr" in msg:
                     attr = msg["attr"]
+                    type_error = msg.get("type_error")
                 continue
             if "done" in msg:
                 return msg["done"]
@@ -1275,7 +1447,8 @@ def make_case(spec, shape, res):
     info = {}
     if res["outcome"] != "ok":
         info["stage"] = res.get("stage")
-    for k in ("alignment", "type_error", "gluon_assert", "build_error", "type_abort"):
+    for k in ("alignment", "type_error", "gluon_assert", "build_error", "type_abort",
+              "gluon_wrapper", "triton_prints", "via"):
         if res.get(k):
             info[k] = res[k]
     if info:
@@ -1285,7 +1458,6 @@ def make_case(spec, shape, res):
 
 class Stats:
     def __init__(self):
-        self.per_kind = collections.defaultdict(collections.Counter)
         self.skipped = collections.Counter()
         self.anomalies = collections.Counter()
         self.examples = collections.defaultdict(list)
@@ -1296,8 +1468,8 @@ class Stats:
             self.examples[what].append(example)
 
 
-def evaluate_batch(seed, count, progress=True):
-    t = Triton()
+def evaluate_batch(seed, count, progress=True, view_check=False):
+    t = Triton(view_check)
     stats = Stats()
     cases = []
     attempts = 0
@@ -1320,28 +1492,35 @@ def evaluate_batch(seed, count, progress=True):
                 continue
             rt = res.get("roundtrip")
             if rt is not None and rt != "ok":
-                if rt.startswith("equivalent"):
+                if rt.startswith("unchecked"):
+                    stats.note("roundtrip-unchecked (Gluon wrapper assert)",
+                               f"{label} {res.get('attr')}: {rt}")
+                elif rt.startswith("equivalent"):
                     # printed text parses to a different attribute with the same
                     # conversion: keep the case
-                    stats.note(f"roundtrip-equivalent ({base_label(spec if spec['kind'] not in ('slice', 'dot_op') else spec['parent'])})",
-                               f"{label} {res.get('attr')}: {rt}")
+                    stats.note("roundtrip-equivalent", f"{label} {res.get('attr')}: {rt}")
                 else:
                     # the printed text does not denote the layout we converted
                     stats.note("roundtrip", f"{label} {res.get('attr')}: {rt}")
                     stats.skipped[f"{label}: text does not round-trip"] += 1
                     continue
+            if spec["kind"] == "partitioned_shared" and res["outcome"] == "ok":
+                # Triton's layout has in-dims offset, partition (, block); the
+                # Gluon binding only reads "offset" and "block", so the answer
+                # we can see is incomplete.  Only failures are recordable.
+                stats.skipped[f"{label}: ok but 'partition' in-dim not observable"] += 1
+                continue
+            if res.get("view_mismatch"):
+                stats.note("view_mismatch", f"{label} {res.get('attr')} {shape}: "
+                           f"to_linear_layout {json.dumps(res.get('ll'))} / view "
+                           f"{json.dumps(res['view_mismatch'])}")
             if res.get("format_mismatch"):
                 stats.note("format_mismatch",
                            f"ours {res['format_mismatch']} / triton {res['attr']}")
-            if res["outcome"] != "ok" and not res.get("printed") and res.get("stage") not in (
-                    "parse",):
-                # text is ours (Triton could not print it); still a valid request
-                pass
             if res.get("outcome") == "exception" and res.get("stage") == "build":
                 stats.note("parse_ok_build_failed", f"{res.get('attr')}: {res.get('message')}")
             case = make_case(spec, shape, res)
             cases.append(case)
-            stats.per_kind[label][outcome_of(case["expect"])] += 1
             if progress and len(cases) % 500 == 0:
                 print(f"  ... {len(cases)}/{count} ({t.restarts} worker restarts)",
                       file=sys.stderr)
@@ -1509,7 +1688,8 @@ def load_cases(path):
 
 def cmd_record(args):
     t0 = time.monotonic()
-    cases, version, stats, restarts = evaluate_batch(args.seed, args.count)
+    cases, version, stats, restarts = evaluate_batch(args.seed, args.count,
+                                                     view_check=not args.no_view_check)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)) or ".", exist_ok=True)
     tmp = args.out + ".tmp"
     with open(tmp, "w") as f:
@@ -1553,6 +1733,9 @@ def main(argv=None):
     r.add_argument("--seed", type=int, required=True)
     r.add_argument("--count", type=int, required=True)
     r.add_argument("--out", required=True)
+    r.add_argument("--no-view-check", action="store_true",
+                   help="skip cross-checking distributed results against Gluon's "
+                        "hardware layout view")
     for name, hlp in (("check", "fresh cases: Triton vs BINARY convert --batch"),
                       ("replay", "recorded cases vs BINARY convert --batch")):
         p = sub.add_parser(name, help=hlp)
