@@ -31,8 +31,8 @@
 //! ```
 //!
 //! The crate is layered, each layer using only the ones below it:
-//! [`bits`](crate) (packed GF(2) kernels) → [`LinearLayout`] (the algebra) →
-//! [`utils`] (Triton's `LayoutUtils`) → [`format`] (text, JSON, TTGIR) →
+//! `bits` (packed GF(2) kernels) → [`LinearLayout`] (the algebra) →
+//! [`utils`] (Triton's `LayoutUtils`) → [`format`](mod@format) (text, JSON, TTGIR) →
 //! [`eval`] (the JSON-lines scripting protocol used by the CLI and the
 //! oracle tests). [`tutorial`] explains the maths.
 
@@ -53,3 +53,8 @@ pub use dim::{Dim, dim};
 pub use error::{DimList, DimSizes, LayoutError, Result, Side};
 pub use layout::supremum;
 pub use layout::{Bases, LinearLayout, MAX_BITS};
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -45,7 +45,7 @@
 //! ## Converting between layouts: solving
 //! To move data from layout `A` to layout `B`, a compiler needs, for each of
 //! A's hardware positions, the position in B holding the same element: a `C`
-//! with `B(C(x)) = A(x)`. That is [`LinearLayout::invert_and_compose`]. When
+//! with `B(C(x)) = A(x)`. That is [`LinearLayout::invert_and_compose`](crate::LinearLayout::invert_and_compose). When
 //! B broadcasts, many `C` work; Triton picks the one that uses only B's
 //! *pivot* bits (bits independent of the bits before them), and this crate
 //! picks the same one, bit for bit.

@@ -163,7 +163,7 @@ pub fn ensure_layout_not_larger_than_legacy(
                 }
             }
         }
-        nonzero.sort_by(|a, b| b.0.cmp(&a.0));
+        nonzero.sort_by_key(|x| std::cmp::Reverse(x.0));
         let mut running = size;
         for (_, k, i) in nonzero {
             if running <= want {

@@ -78,8 +78,8 @@ fn show_prints_text_matrix_and_table() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains(" - register=1 -> (0, 1)\n - lane=1 -> (1, 0)\nwhere out dims are: [dim0 (size 2), dim1 (size 2)]"), "{text}");
-    assert!(text.contains("T0:0  T0:1"), "{text}");
-    assert!(text.contains("T1:0  T1:1"), "{text}");
+    assert!(text.contains("T0:0 T0:1"), "{text}");
+    assert!(text.contains("T1:0 T1:1"), "{text}");
 }
 
 #[test]

@@ -75,7 +75,13 @@ pub fn out_dims() -> impl Strategy<Value = Vec<(Dim, u32)>> {
 
 /// Any small random layout (at most 12 input bits).
 pub fn layout() -> impl Strategy<Value = LinearLayout> {
-    (out_dims(), subsequence(&IN_POOL)).prop_flat_map(|(outs, ins)| layout_over(outs, ins, 12))
+    layout_with_bits(12)
+}
+
+/// A random layout with at most `max_in_bits` input bits.
+pub fn layout_with_bits(max_in_bits: usize) -> impl Strategy<Value = LinearLayout> {
+    (out_dims(), subsequence(&IN_POOL))
+        .prop_flat_map(move |(outs, ins)| layout_over(outs, ins, max_in_bits))
 }
 
 /// A random surjective layout: unit columns for every output bit plus a few

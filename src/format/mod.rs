@@ -1,7 +1,7 @@
 //! Text and data formats for layouts.
 //!
 //! - [`text`]: Triton's `toString` (the [`Display`](std::fmt::Display) of a
-//!   [`LinearLayout`](crate::LinearLayout)) and a parser for it.
+//!   [`crate::LinearLayout`]) and a parser for it.
 //! - [`json`]: the shape Triton's Python binding uses for `bases` and
 //!   `out_dims`.
 //! - [`ttgir`]: the `#ttg.linear<{...}>` attribute.
