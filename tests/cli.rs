@@ -42,11 +42,12 @@ fn eval_answers_every_line_and_survives_bad_ones() {
         r#"{"op": "nope"}"#,
         r#"[]"#,
         r#"{"op": "compose", "a": {"bases": [["lane", [[1]]]], "out_dims": [["dim0", 2]]}, "b": {"bases": [["x", [[1]]]], "out_dims": [["y", 2]]}}"#,
+        &format!(r#"{{"op": "is_injective", "a": {{"bases": [["r", [{}]]], "out_dims": [["o", 1]]}}}}"#, vec!["[0]"; 64].join(",")),
     ]
     .join("\n");
     let (lines, status) = eval_lines(&input);
     assert!(status.success());
-    assert_eq!(lines.len(), 10);
+    assert_eq!(lines.len(), 11);
     assert!(lines[0].get("ok").is_some());
     let kinds: Vec<&str> = lines[1..]
         .iter()
@@ -63,7 +64,8 @@ fn eval_answers_every_line_and_survives_bad_ones() {
             "too_many_bits",
             "unknown_op",
             "bad_request",
-            "dim_set_mismatch"
+            "dim_set_mismatch",
+            "too_large"
         ]
     );
     assert_eq!(

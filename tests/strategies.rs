@@ -111,16 +111,7 @@ pub fn surjective_layout() -> impl Strategy<Value = LinearLayout> {
                 }
             }
             let (lo, hi) = (a.min(b), a.max(b));
-            let unpack = |c: u64| -> Vec<u64> {
-                let mut shift = 0;
-                outs.iter()
-                    .map(|&(_, bits)| {
-                        let v = (c >> shift) & ((1u64 << bits) - 1);
-                        shift += bits;
-                        v
-                    })
-                    .collect()
-            };
+            let unpack = |c: u64| unpack_column(&outs, c);
             let bases = vec![
                 (
                     dim("register"),
@@ -169,16 +160,7 @@ pub fn layout_exact(
     )
     .prop_map(move |cols| {
         let cols: Vec<u64> = cols.into_iter().map(|c| if out_bits == 0 { 0 } else { c & ((1u64 << out_bits) - 1) }).collect();
-        let unpack = |c: u64| -> Vec<u64> {
-            let mut shift = 0;
-            outs.iter()
-                .map(|&(_, bits)| {
-                    let v = (c >> shift) & ((1u64 << bits) - 1);
-                    shift += bits;
-                    v
-                })
-                .collect()
-        };
+        let unpack = |c: u64| unpack_column(&outs, c);
         let mut it = cols.into_iter();
         let bases: Vec<(Dim, Vec<Vec<u64>>)> =
             ins.iter().map(|&(d, n)| (d, it.by_ref().take(n).map(unpack).collect())).collect();
@@ -197,4 +179,16 @@ pub fn in_bits(l: &LinearLayout) -> Vec<(Dim, usize)> {
 /// The out-dims of `l` as (name, `log2` size).
 pub fn out_bits(l: &LinearLayout) -> Vec<(Dim, u32)> {
     l.out_dims().map(|(d, s)| (d, s.trailing_zeros())).collect()
+}
+
+/// Splits a packed column (first out-dim lowest) into components.
+fn unpack_column(outs: &[(Dim, u32)], c: u64) -> Vec<u64> {
+    let mut shift = 0;
+    outs.iter()
+        .map(|&(_, bits)| {
+            let v = (c >> shift) & ((1u64 << bits) - 1);
+            shift += bits;
+            v
+        })
+        .collect()
 }

@@ -97,21 +97,17 @@ impl LinearLayout {
         check_distinct(op, Side::Out, outs.iter().map(|d| d.0))?;
         let in_bits: u32 = ins.iter().map(|d| d.1 as u32).sum();
         let out_bits: u32 = outs.iter().map(|d| d.1 as u32).sum();
-        if in_bits > MAX_BITS {
-            return Err(LayoutError::TooManyBits {
-                op,
-                side: Side::In,
-                bits: in_bits,
-                max: MAX_BITS,
-            });
-        }
-        if out_bits > MAX_BITS {
-            return Err(LayoutError::TooManyBits {
-                op,
-                side: Side::Out,
-                bits: out_bits,
-                max: MAX_BITS,
-            });
+        check_bit_limits(op, in_bits as usize, out_bits)?;
+        // Each size must itself fit in a u64.
+        for (side, dims) in [(Side::In, &ins), (Side::Out, &outs)] {
+            if let Some(&(d, bits)) = dims.iter().find(|x| x.1 as u32 > MAX_DIM_BITS) {
+                return Err(LayoutError::TooLarge {
+                    op,
+                    what: format!("log2 size of {side}-dim {d}"),
+                    value: bits as u64,
+                    limit: MAX_DIM_BITS as u64,
+                });
+            }
         }
         debug_assert_eq!(cols.len(), in_bits as usize);
         debug_assert!(cols.iter().all(|&c| c & !bits::low_mask(out_bits) == 0));
@@ -211,23 +207,7 @@ impl LinearLayout {
             ));
         }
         let in_bits: usize = bases.iter().map(|(_, v)| v.len()).sum();
-        if in_bits > MAX_BITS as usize {
-            return Err(LayoutError::TooManyBits {
-                op,
-                side: Side::In,
-                bits: in_bits.min(u32::MAX as usize) as u32,
-                max: MAX_BITS,
-            });
-        }
-        let out_bits: u32 = outs.iter().map(|d| d.1 as u32).sum();
-        if out_bits > MAX_BITS {
-            return Err(LayoutError::TooManyBits {
-                op,
-                side: Side::Out,
-                bits: out_bits,
-                max: MAX_BITS,
-            });
-        }
+        check_bit_limits(op, in_bits, outs.iter().map(|d| d.1 as u32).sum())?;
         let mut ins = DimBits::new();
         let mut cols = Cols::new();
         for (in_dim, vectors) in bases {
@@ -551,6 +531,28 @@ pub(crate) fn repack(col: u64, src: &DimBits, plan: &[Option<u32>]) -> u64 {
         shift += b as u32;
     }
     out
+}
+
+/// At most [`MAX_BITS`] input bits and [`MAX_BITS`] output bits.
+fn check_bit_limits(op: &'static str, in_bits: usize, out_bits: u32) -> Result<()> {
+    if in_bits > MAX_BITS as usize {
+        let bits = in_bits.min(u32::MAX as usize) as u32;
+        return Err(LayoutError::TooManyBits {
+            op,
+            side: Side::In,
+            bits,
+            max: MAX_BITS,
+        });
+    }
+    if out_bits > MAX_BITS {
+        return Err(LayoutError::TooManyBits {
+            op,
+            side: Side::Out,
+            bits: out_bits,
+            max: MAX_BITS,
+        });
+    }
+    Ok(())
 }
 
 /// `log2(value)` when `value` is a nonzero power of two, else an error.

@@ -3,7 +3,7 @@
 
 Triton (through Gluon's `GluonOpBuilder.to_linear_layout`) converts random
 TritonGPU layout attributes (blocked, slice, nvidia_mma, dot_op, amd_mfma,
-amd_wmma, linear, swizzled_shared, nvmma_shared, shared_linear,
+amd_wmma, linear, generic_linear, swizzled_shared, nvmma_shared, shared_linear,
 padded_shared, partitioned_shared, tensor memory, gluon auto/coalesced) for
 random shapes; our binary must give the same linear layout for the same
 TTGIR attribute text and shape.
@@ -1129,7 +1129,7 @@ def _worker_main():
         # 2. Build it the Gluon way (Python class -> builder), falling back to
         #    the builder call if a Gluon-side Python assert refuses it.
         emit({"stage": "build"})
-        attr = None
+        attr = obj = None
         try:
             obj = gluon(spec)
             attr = obj._to_ir(b)
@@ -1171,6 +1171,8 @@ def _worker_main():
         if spec["kind"] == "generic_linear":
             emit({"stage": "convert"})
             try:
+                if obj is None:
+                    raise RuntimeError("no Gluon layout object to view")
                 res["ll"] = ll_from_view(obj, shape)
                 res["outcome"] = "ok"
                 res["via"] = "layout_view"
@@ -1235,7 +1237,7 @@ def _worker_main():
                             ll2, _ = ll_json(spec, b.to_linear_layout(parsed._to_ir(b), shape),
                                              shape)
                             same = res.get("outcome") == "ok" and ll2 == res.get("ll")
-                        except Exception as e:
+                        except Exception:
                             same = res.get("outcome") == "exception"
                         res["roundtrip"] = ("equivalent" if same else "differs") + \
                             f": built {mine} / parsed {theirs}"
