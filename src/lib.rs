@@ -45,6 +45,7 @@ mod error;
 pub mod eval;
 pub mod format;
 mod layout;
+pub mod triton;
 pub mod tutorial;
 pub mod utils;
 

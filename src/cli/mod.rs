@@ -1,9 +1,11 @@
 //! Command-line parsing and dispatch. Each subcommand lives in its own file
 //! and only calls the library.
 
+mod convert;
 mod eval;
 mod input;
 mod show;
+mod view;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -22,6 +24,8 @@ enum Command {
     Show(show::ShowArgs),
     /// Evaluate JSON Lines requests from stdin, one JSON answer per line.
     Eval(eval::EvalArgs),
+    /// Convert a Triton layout attribute (TTGIR text) to its linear layout.
+    Convert(convert::ConvertArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -29,6 +33,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Show(args) => show::run(args),
         Command::Eval(args) => eval::run(args),
+        Command::Convert(args) => convert::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -38,7 +38,7 @@ fn render(l: &LinearLayout) -> String {
     let _ = writeln!(s, "Triton's text:{l}\n");
     let _ = writeln!(s, "JSON: {}\n", format::json::to_json_string(l));
     s.push_str(&matrix(l));
-    if let Some(table) = holders_table(l) {
+    if let Some(table) = super::view::holders_table(l) {
         s.push('\n');
         s.push_str(&table);
     }
@@ -91,86 +91,4 @@ fn short(d: Dim) -> String {
         "offset" => "o".into(),
         other => other.to_string(),
     }
-}
-
-/// For register/lane/warp(/block) layouts onto at most two tensor dims: a
-/// grid with the first (lowest) thread and register holding each element.
-fn holders_table(l: &LinearLayout) -> Option<String> {
-    let known = [Dim::REGISTER, Dim::LANE, Dim::WARP, Dim::BLOCK];
-    if l.num_in_dims() == 0 || l.in_dim_names().any(|d| !known.contains(&d)) || l.num_out_dims() > 2
-    {
-        return None;
-    }
-    if l.total_in_bits() > 20 || l.total_out_bits() > 16 {
-        return Some("(table omitted: layout too large to print)\n".into());
-    }
-    let size = |d: Dim| l.in_dim_size(d).unwrap_or(1);
-    let (regs, lanes, warps) = (size(Dim::REGISTER), size(Dim::LANE), size(Dim::WARP));
-    let outs: Vec<(Dim, u64)> = l.out_dims().collect();
-    let (rows, cols) = match outs.len() {
-        0 => (1, 1),
-        1 => (1, outs[0].1),
-        _ => (outs[0].1, outs[1].1),
-    };
-    let mut cells: Vec<Option<String>> = vec![None; (rows * cols) as usize];
-    let mut copies = vec![0u32; (rows * cols) as usize];
-    let in_dims: Vec<(Dim, u64)> = l.in_dims().collect();
-    for flat in 0..(1u64 << l.total_in_bits()) {
-        let mut rest = flat;
-        let mut input = Vec::new();
-        for &(d, s) in &in_dims {
-            input.push((d, rest % s));
-            rest /= s;
-        }
-        let Ok(out) = l.apply(&input) else {
-            return None;
-        };
-        let (r, c) = match out.len() {
-            0 => (0, 0),
-            1 => (0, out[0].1),
-            _ => (out[0].1, out[1].1),
-        };
-        let idx = (r * cols + c) as usize;
-        copies[idx] += 1;
-        if cells[idx].is_none() {
-            let get = |d: Dim| input.iter().find(|x| x.0 == d).map_or(0, |x| x.1);
-            let thread = get(Dim::LANE) + lanes * get(Dim::WARP);
-            let block = if size(Dim::BLOCK) > 1 {
-                format!("B{}", get(Dim::BLOCK))
-            } else {
-                String::new()
-            };
-            cells[idx] = Some(format!("{block}T{thread}:{}", get(Dim::REGISTER)));
-        }
-    }
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "Who holds each element (T<thread>:<register>, thread = lane + {lanes}·warp; {regs} registers, {lanes} lanes, {warps} warps):"
-    );
-    let width = cells.iter().flatten().map(|c| c.len()).max().unwrap_or(1) + 1;
-    let _ = write!(s, "{:>6}", "");
-    for c in 0..cols {
-        let _ = write!(s, "{c:>width$}");
-    }
-    s.push('\n');
-    for r in 0..rows {
-        let _ = write!(s, "{r:>6}");
-        for c in 0..cols {
-            let cell = cells[(r * cols + c) as usize].as_deref().unwrap_or("-");
-            let _ = write!(s, "{cell:>width$}");
-        }
-        s.push('\n');
-    }
-    let max_copies = copies.iter().copied().max().unwrap_or(0);
-    if max_copies > 1 {
-        let _ = writeln!(
-            s,
-            "(elements are held by up to {max_copies} threads/registers; the first holder is shown)"
-        );
-    }
-    if copies.contains(&0) {
-        let _ = writeln!(s, "(`-`: no thread holds that element)");
-    }
-    Some(s)
 }

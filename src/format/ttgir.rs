@@ -49,6 +49,19 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// An error at the position where `remaining` bytes of the text were
+    /// still unread.
+    pub fn error_at_remaining(&self, remaining: usize, message: impl Into<String>) -> LayoutError {
+        let mut at = self.clone();
+        at.pos = self.text.len().saturating_sub(remaining);
+        at.error(message)
+    }
+
+    /// Skips `n` bytes (which must end on a character boundary).
+    pub fn advance(&mut self, n: usize) {
+        self.pos = (self.pos + n).min(self.text.len());
+    }
+
     /// Skips whitespace.
     pub fn skip_ws(&mut self) {
         let rest = self.rest();

@@ -1,0 +1,112 @@
+//! `linear-layout convert`: a Triton layout attribute as a linear layout.
+
+use super::input::read_arg;
+use super::view;
+use clap::Args;
+use linear_layout::format::json::to_json_string;
+use linear_layout::triton::request::convert_line;
+use linear_layout::triton::{Conversion, Defs, TritonVersion, parse_attr, to_linear_layout};
+use std::io::{BufRead, BufWriter, Write};
+
+#[derive(Args)]
+#[command(after_help = "Example:\n  linear-layout convert --shape 64x256 \
+    '#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>' --view\n\n\
+    With --batch, each stdin line is {\"attr\", \"shape\", \"elem_bits\"?, \"triton\"?, \"defs\"?} and each output line \
+    {\"ok\": LAYOUT_JSON}, {\"none\": REASON} or {\"error\": {\"kind\", \"message\"}}.")]
+pub struct ConvertArgs {
+    /// The attribute: TTGIR text such as `#ttg.blocked<{...}>`, or `#name`
+    /// defined in --defs. `-` reads stdin, `@FILE` reads a file.
+    attr: Option<String>,
+    /// The tensor shape, e.g. `64x256`.
+    #[arg(long)]
+    shape: Option<String>,
+    /// The Triton release whose behaviour to model: 3.1, 3.2, 3.3, 3.4 or newest.
+    #[arg(long, default_value = "newest")]
+    triton: String,
+    /// A TTGIR file whose `#name = ...` definitions the attribute may use.
+    #[arg(long)]
+    defs: Option<String>,
+    /// Element bit width (3.2's leading-offset shared layouts need it).
+    #[arg(long)]
+    elem_bits: Option<u64>,
+    /// Print the layout as JSON.
+    #[arg(long, conflicts_with_all = ["view", "svg"])]
+    json: bool,
+    /// Print which (warp, lane, register) — or shared offset — holds each element.
+    #[arg(long, conflicts_with = "svg")]
+    view: bool,
+    /// Draw the same as an SVG picture into FILE.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<String>,
+    /// Read JSON Lines requests from stdin instead.
+    #[arg(long, conflicts_with_all = ["attr", "shape", "json", "view", "svg"])]
+    batch: bool,
+}
+
+fn parse_shape(s: &str) -> Result<Vec<u64>, String> {
+    s.split(['x', 'X', ','])
+        .map(|p| {
+            p.trim()
+                .parse::<u64>()
+                .map_err(|_| format!("bad shape `{s}`: `{p}` is not a number (write e.g. 64x256)"))
+        })
+        .collect()
+}
+
+pub fn run(args: ConvertArgs) -> Result<(), String> {
+    if args.batch {
+        let mut out = BufWriter::new(std::io::stdout().lock());
+        for line in std::io::stdin().lock().lines() {
+            let line = line.map_err(|e| format!("cannot read stdin: {e}"))?;
+            if !line.trim().is_empty() {
+                writeln!(out, "{}", convert_line(&line)).map_err(|e| e.to_string())?;
+            }
+        }
+        return out.flush().map_err(|e| e.to_string());
+    }
+    let attr_text = read_arg(
+        args.attr
+            .as_deref()
+            .ok_or("give an attribute (or --batch); see --help")?,
+    )?;
+    let shape = parse_shape(
+        args.shape
+            .as_deref()
+            .ok_or("give --shape, e.g. --shape 64x256")?,
+    )?;
+    let version: TritonVersion = args.triton.parse().map_err(|e| format!("{e}"))?;
+    let defs = match &args.defs {
+        Some(path) => {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+            Defs::from_module(&text).map_err(|e| format!("{path}: {e}"))?
+        }
+        None => Defs::new(),
+    };
+    let attr = parse_attr(attr_text.trim(), &defs).map_err(|e| e.to_string())?;
+    let layout = match to_linear_layout(&attr, &shape, version, args.elem_bits)
+        .map_err(|e| e.to_string())?
+    {
+        Conversion::Layout(l) => l,
+        Conversion::NoLayout(reason) => {
+            println!("Triton {version} has no linear layout for this attribute: {reason}");
+            return Ok(());
+        }
+    };
+    if args.json {
+        println!("{}", to_json_string(&layout));
+    } else if let Some(path) = args.svg {
+        let svg = view::svg(&layout)
+            .ok_or("this layout cannot be drawn (it needs 1 or 2 tensor dims)")?;
+        std::fs::write(&path, svg).map_err(|e| format!("cannot write {path}: {e}"))?;
+        println!("wrote {path}");
+    } else if args.view {
+        print!(
+            "{}",
+            view::holders_table(&layout).unwrap_or_else(|| "(no table for this layout)\n".into())
+        );
+    } else {
+        println!("{layout}");
+    }
+    Ok(())
+}

@@ -1,0 +1,26 @@
+//! `#ttg.blocked`: registers, then lanes, then warps, each walking `order`.
+
+use super::cga::combine_with;
+use crate::dim::Dim;
+use crate::error::Result;
+use crate::layout::LinearLayout;
+use crate::triton::attr::Blocked;
+use crate::triton::version::TritonVersion;
+use crate::utils::identity_standard_nd;
+
+/// The same recipe in every release.
+pub(crate) fn blocked(b: &Blocked, shape: &[u64], version: TritonVersion) -> Result<LinearLayout> {
+    let cta = identity_standard_nd(Dim::REGISTER, &b.size_per_thread, &b.order)?
+        .product(&identity_standard_nd(
+            Dim::LANE,
+            &b.threads_per_warp,
+            &b.order,
+        )?)?
+        .product(&identity_standard_nd(
+            Dim::WARP,
+            &b.warps_per_cta,
+            &b.order,
+        )?)?;
+    // 3.9 drops register bases that run past the shape.
+    combine_with(cta, &b.cga, shape, version, false)
+}

@@ -1,0 +1,130 @@
+//! `#ttg.dot_op`: the operands of a dot, per parent kind.
+
+use super::Conversion;
+use super::cga::{combine_cta_cga_with_shape, operand_cga};
+use super::nvidia_mma::{mma_tile, times_in_tile_order};
+use crate::dim::Dim;
+use crate::error::{LayoutError, Result};
+use crate::layout::LinearLayout;
+use crate::triton::attr::{Attr, Blocked, DotOperand, NvidiaMma};
+use crate::triton::version::TritonVersion;
+use crate::utils::identity_standard_nd;
+
+/// The K dim of operand `op_idx` of a rank-`rank` dot.
+pub(crate) fn k_dim(op_idx: u64, rank: usize) -> usize {
+    if op_idx == 0 { rank - 1 } else { rank - 2 }
+}
+
+/// Triton's `getMatrixOrder`: the two matrix dims (the last one first when
+/// row-major, else the one before it), then the batch dims, outermost last.
+pub(crate) fn matrix_order(rank: usize, row_major: bool) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..rank).rev().collect();
+    if !row_major && rank >= 2 {
+        order.swap(0, 1);
+    }
+    order
+}
+
+/// Warps of a dot operand: the parent's warps, walking `order`, with the
+/// ones along K broadcasting (`broadcastedDotOperandLayout`).
+pub(crate) fn broadcasted_warps(
+    in_dim: Dim,
+    warps: &[u64],
+    order: &[usize],
+    k: usize,
+) -> Result<LinearLayout> {
+    let mut l = LinearLayout::empty();
+    for &d in order {
+        let count = *warps.get(d).ok_or(LayoutError::IndexOutOfRange {
+            op: "dot operand warps",
+            index: d,
+            len: warps.len(),
+        })?;
+        let factor = if d == k {
+            LinearLayout::zeros_1d(count, in_dim, Dim::standard(d), 1)?
+        } else {
+            LinearLayout::identity_1d(count, in_dim, Dim::standard(d))?
+        };
+        l = l.product(&factor)?;
+    }
+    Ok(l)
+}
+
+pub(crate) fn dot_operand(
+    d: &DotOperand,
+    shape: &[u64],
+    version: TritonVersion,
+    elem_bits: Option<u64>,
+) -> Result<Conversion> {
+    let _ = elem_bits;
+    match d.parent.as_ref() {
+        Attr::NvidiaMma(m) => nvidia_dot(d, m, shape, version),
+        Attr::Blocked(b) => fma_dot(d, b, shape, version),
+        Attr::AmdMfma(m) => super::amd_mfma::mfma_dot(d, m, shape, version),
+        Attr::AmdWmma(w) => super::amd_wmma::wmma_dot(d, w, shape, version),
+        other => Err(LayoutError::InvalidAttribute {
+            kind: "#ttg.dot_op".into(),
+            message: format!("a `{}` parent has no dot operand layout", other.kind()),
+        }),
+    }
+}
+
+/// Newest `nvidiaDotToLinearLayout`: A's tile is `[instrM, 8·kWidth]`, B's
+/// `[8·kWidth, 8]` (4·kWidth for fp64's `[8, 8]` instruction), K
+/// contiguous; the parent's warps with those along K broadcasting (row-major
+/// on Ampere, column-major on Hopper); repetitions K first.
+fn nvidia_dot(
+    d: &DotOperand,
+    m: &NvidiaMma,
+    shape: &[u64],
+    version: TritonVersion,
+) -> Result<Conversion> {
+    let rank = shape.len();
+    let k_width = d.k_width.unwrap_or(0);
+    let instr = &m.instr_shape;
+    if instr.len() < 2 || k_width == 0 {
+        return Err(LayoutError::InvalidAttribute {
+            kind: "#ttg.dot_op".into(),
+            message: "kWidth parameter is mandatory for Ampere or Hopper MMA parent".into(),
+        });
+    }
+    // v3 writes [M, N, K] for rank 2 and [1, M, N] for rank 3.
+    let (instr_m, instr_n) = if m.version_major == 3 {
+        let at = rank.saturating_sub(2).min(instr.len() - 2);
+        (instr[at], instr[at + 1])
+    } else {
+        (instr[instr.len() - 2], instr[instr.len() - 1])
+    };
+    let fp64 = m.version_major == 2 && instr_m == 8 && instr_n == 8;
+    let k_tile = if fp64 { 4 * k_width } else { 8 * k_width };
+    let k = k_dim(d.op_idx, rank);
+    let tile = if d.op_idx == 0 {
+        mma_tile(rank, rank - 2, k, instr_m, k_tile, k_width)?
+    } else {
+        mma_tile(rank, rank - 1, k, 8, k_tile, k_width)?
+    };
+    let warp_order = matrix_order(rank, m.version_major != 3);
+    let warps = broadcasted_warps(Dim::WARP, &m.warps_per_cta, &warp_order, k)?;
+    let cta = times_in_tile_order(&tile, &warps)?;
+    combine_cta_cga_with_shape(cta, &operand_cga(&m.cga, k), shape, version).map(Conversion::Layout)
+}
+
+/// Newest FMA operand of a blocked parent: each thread holds the whole K
+/// extent; lanes and warps along K broadcast; everything in the blocked
+/// order.
+fn fma_dot(
+    d: &DotOperand,
+    b: &Blocked,
+    shape: &[u64],
+    version: TritonVersion,
+) -> Result<Conversion> {
+    let rank = shape.len();
+    let k = k_dim(d.op_idx, rank);
+    let mut spt = b.size_per_thread.clone();
+    spt[k] = shape[k];
+    let regs = identity_standard_nd(Dim::REGISTER, &spt, &b.order)?;
+    let lanes = broadcasted_warps(Dim::LANE, &b.threads_per_warp, &b.order, k)?;
+    let warps = broadcasted_warps(Dim::WARP, &b.warps_per_cta, &b.order, k)?;
+    let cta = regs.product(&lanes)?.product(&warps)?;
+    combine_cta_cga_with_shape(cta, &operand_cga(&b.cga, k), shape, version).map(Conversion::Layout)
+}

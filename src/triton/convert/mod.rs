@@ -1,0 +1,114 @@
+//! From a layout attribute and a tensor shape to the linear layout a Triton
+//! release builds (`toLinearLayout` in `LinearLayoutConversions.cpp`).
+//!
+//! One file per recipe. Every distributed recipe builds a CTA tile with
+//! in-dims `register, lane, warp` and fits it to the tensor with
+//! [`cga::combine_cta_cga_with_shape`], which adds `block`; shared recipes
+//! use `offset, block`. Out-dims are `dim0 … dim{rank-1}` sized by the shape.
+
+mod amd_mfma;
+mod amd_wmma;
+mod blocked;
+pub(crate) mod cga;
+mod dot_operand;
+mod linear;
+mod nvidia_mma;
+mod nvmma_shared;
+mod slice;
+mod swizzled_shared;
+mod verify;
+
+use super::attr::Attr;
+use super::version::TritonVersion;
+use crate::error::{LayoutError, Result};
+use crate::layout::LinearLayout;
+
+/// What a release makes of an attribute.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Conversion {
+    /// The linear layout.
+    Layout(LinearLayout),
+    /// The release has no linear layout for this attribute (it uses legacy
+    /// code instead); the reason says which rule applies.
+    NoLayout(String),
+}
+
+impl Conversion {
+    /// The layout, if there is one.
+    pub fn layout(self) -> Option<LinearLayout> {
+        match self {
+            Conversion::Layout(l) => Some(l),
+            Conversion::NoLayout(_) => None,
+        }
+    }
+}
+
+/// The linear layout `version` builds for `attr` on a tensor of `shape`.
+///
+/// `elem_bits` is the element bit width, needed by 3.2's leading-offset
+/// shared layouts (newer shared attributes carry it themselves).
+pub fn to_linear_layout(
+    attr: &Attr,
+    shape: &[u64],
+    version: TritonVersion,
+    elem_bits: Option<u64>,
+) -> Result<Conversion> {
+    check_shape(attr, shape)?;
+    verify::verify(attr, version)?;
+    convert(attr, shape, version, elem_bits)
+}
+
+/// The recipes, without the up-front checks (used for nested parents).
+pub(crate) fn convert(
+    attr: &Attr,
+    shape: &[u64],
+    version: TritonVersion,
+    elem_bits: Option<u64>,
+) -> Result<Conversion> {
+    match attr {
+        Attr::Blocked(b) => blocked::blocked(b, shape, version).map(Conversion::Layout),
+        Attr::Slice(s) => slice::slice(s, shape, version, elem_bits),
+        Attr::NvidiaMma(m) => nvidia_mma::nvidia_mma(m, shape, version),
+        Attr::DotOperand(d) => dot_operand::dot_operand(d, shape, version, elem_bits),
+        Attr::AmdMfma(m) => amd_mfma::amd_mfma(m, shape, version),
+        Attr::AmdWmma(w) => amd_wmma::amd_wmma(w, shape, version),
+        Attr::Linear(l) => linear::linear(l, shape, version).map(Conversion::Layout),
+        Attr::SwizzledShared(s) => swizzled_shared::swizzled_shared(s, shape, version, elem_bits),
+        Attr::NvmmaShared(n) => nvmma_shared::nvmma_shared(n, shape, version),
+        Attr::SharedLinear(s) => linear::shared_linear(s, shape).map(Conversion::Layout),
+        Attr::Other { name, .. } => Err(LayoutError::InvalidAttribute {
+            kind: format!("#{name}"),
+            message: "this crate has no linear-layout recipe for this attribute".into(),
+        }),
+    }
+}
+
+/// Shapes must be non-empty powers of two of the attribute's rank.
+fn check_shape(attr: &Attr, shape: &[u64]) -> Result<()> {
+    let bad = |message: String| LayoutError::InvalidShape {
+        shape: shape.to_vec(),
+        message,
+    };
+    if shape.is_empty() {
+        return Err(bad("a shape needs at least one dim".into()));
+    }
+    if let Some(&d) = shape.iter().find(|&&d| !d.is_power_of_two()) {
+        return Err(bad(format!(
+            "every dim must be a nonzero power of two, but one is {d}"
+        )));
+    }
+    if shape.iter().map(|d| d.trailing_zeros()).sum::<u32>() > 30 {
+        return Err(bad(
+            "more than 2^30 elements (Triton's sizes are int32)".into()
+        ));
+    }
+    if let Some(rank) = attr.rank() {
+        if rank != shape.len() {
+            return Err(bad(format!(
+                "the attribute is rank {rank}, the shape rank {}",
+                shape.len()
+            )));
+        }
+    }
+    Ok(())
+}

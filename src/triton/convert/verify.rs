@@ -1,0 +1,329 @@
+//! The checks a release's attribute verifier (and parser) makes.
+
+use crate::error::{LayoutError, Result};
+use crate::triton::attr::*;
+use crate::triton::version::TritonVersion;
+
+fn invalid(kind: &str, message: impl Into<String>) -> LayoutError {
+    LayoutError::InvalidAttribute {
+        kind: format!("#ttg.{kind}"),
+        message: message.into(),
+    }
+}
+
+fn is_permutation(order: &[usize]) -> bool {
+    let mut seen = vec![false; order.len()];
+    order
+        .iter()
+        .all(|&i| i < seen.len() && !std::mem::replace(&mut seen[i], true))
+}
+
+fn check_order(kind: &str, order: &[usize]) -> Result<()> {
+    if is_permutation(order) {
+        Ok(())
+    } else {
+        Err(invalid(
+            kind,
+            format!("order must be a permutation of 0..(rank-1), but was {order:?}"),
+        ))
+    }
+}
+
+/// After removing zero bases the CGA bases must be a permutation matrix:
+/// per dim, the nonzero bases are 1, 2, 4, … in order, each along one dim.
+fn check_cga(kind: &str, cga: &Option<Cga>, rank: usize) -> Result<()> {
+    match cga {
+        Some(Cga::Bases(bases)) => {
+            let mut next = vec![1u64; rank];
+            for b in bases {
+                if b.len() != rank {
+                    return Err(invalid(
+                        kind,
+                        format!("CGALayout bases must have {rank} components"),
+                    ));
+                }
+                let nonzero: Vec<usize> = (0..rank).filter(|&d| b[d] != 0).collect();
+                match nonzero.as_slice() {
+                    [] => {}
+                    [d] if b[*d] == next[*d] => next[*d] *= 2,
+                    _ => {
+                        return Err(invalid(
+                            kind,
+                            "After removing broadcast bases the CGA encoding must be a permutation matrix",
+                        ));
+                    }
+                }
+            }
+            Ok(())
+        }
+        Some(Cga::Split {
+            ctas_per_cga,
+            cta_split_num,
+            cta_order,
+        }) => {
+            if ctas_per_cga.len() != rank
+                || cta_split_num.len() != rank
+                || !is_permutation(cta_order)
+                || cta_order.len() != rank
+            {
+                return Err(invalid(
+                    kind,
+                    "CTAsPerCGA, CTASplitNum and CTAOrder must match the rank",
+                ));
+            }
+            Ok(())
+        }
+        None => Ok(()),
+    }
+}
+
+/// Whether a layout's nonzero bases are distinct single bits (after dropping
+/// zero bases, a permutation matrix).
+fn is_permutation_matrix(bases: &[(crate::Dim, Vec<Vec<u64>>)]) -> bool {
+    let mut seen: Vec<(usize, u64)> = Vec::new();
+    for (_, vectors) in bases {
+        for v in vectors {
+            let nonzero: Vec<usize> = (0..v.len()).filter(|&d| v[d] != 0).collect();
+            match nonzero.as_slice() {
+                [] => {}
+                [d] if v[*d].is_power_of_two() && !seen.contains(&(*d, v[*d])) => {
+                    seen.push((*d, v[*d]))
+                }
+                _ => return false,
+            }
+        }
+    }
+    true
+}
+
+/// Checks `attr` as `version`'s verifier would.
+pub(crate) fn verify(attr: &Attr, version: TritonVersion) -> Result<()> {
+    match attr {
+        Attr::Blocked(b) => {
+            let rank = b.order.len();
+            if b.size_per_thread.len() != rank
+                || b.threads_per_warp.len() != rank
+                || b.warps_per_cta.len() != rank
+            {
+                return Err(invalid(
+                    "blocked",
+                    "sizePerThread, threadsPerWarp, warpsPerCTA and order must have the same rank",
+                ));
+            }
+            check_order("blocked", &b.order)?;
+            if b.size_per_thread.iter().any(|s| !s.is_power_of_two()) {
+                return Err(invalid(
+                    "blocked",
+                    "Every element in sizePerThread must be a power of two.",
+                ));
+            }
+            if b.threads_per_warp
+                .iter()
+                .chain(&b.warps_per_cta)
+                .any(|s| !s.is_power_of_two())
+            {
+                return Err(invalid(
+                    "blocked",
+                    "threadsPerWarp and warpsPerCTA must be powers of two",
+                ));
+            }
+            check_cga("blocked", &b.cga, rank)
+        }
+        Attr::Slice(s) => {
+            verify(&s.parent, version)?;
+            if s.parent.is_shared() {
+                return Err(invalid("slice", "the parent must be a distributed layout"));
+            }
+            let rank = s.parent.rank().unwrap_or(0);
+            if s.dim >= rank {
+                return Err(invalid(
+                    "slice",
+                    format!(
+                        "slice dim={} must be less than the parent rank={rank}",
+                        s.dim
+                    ),
+                ));
+            }
+            Ok(())
+        }
+        Attr::NvidiaMma(m) => {
+            match m.version_major {
+                1 => {
+                    return Err(invalid(
+                        "nvidia_mma",
+                        "Volta (versionMajor = 1) is deprecated and no longer supported",
+                    ));
+                }
+                2 | 3 => {}
+                v => {
+                    return Err(invalid(
+                        "nvidia_mma",
+                        format!("versionMajor must be 2 (Ampere) or 3 (Hopper), got {v}"),
+                    ));
+                }
+            }
+            if m.warps_per_cta.iter().any(|w| !w.is_power_of_two()) {
+                return Err(invalid("nvidia_mma", "warpsPerCTA must be powers of two"));
+            }
+            check_cga("nvidia_mma", &m.cga, m.warps_per_cta.len())
+        }
+        Attr::DotOperand(d) => {
+            verify(&d.parent, version)?;
+            if d.op_idx > 1 {
+                return Err(invalid(
+                    "dot_op",
+                    format!(
+                        "ttg.dot_op opIdx parameter can be 0 or 1, got: {}",
+                        d.op_idx
+                    ),
+                ));
+            }
+            let k = d.k_width.unwrap_or(0);
+            match d.parent.as_ref() {
+                Attr::Blocked(_) if k != 0 => Err(invalid(
+                    "dot_op",
+                    "ttg.dot_op kWidth parameter is not supported when the parent is a blocked layout",
+                )),
+                Attr::Blocked(_) => Ok(()),
+                Attr::NvidiaMma(m) => {
+                    if k == 0 {
+                        return Err(invalid(
+                            "dot_op",
+                            "ttg.dot_op kWidth parameter is mandatory for Ampere or Hopper MMA parent",
+                        ));
+                    }
+                    if m.version_major == 3 && d.op_idx != 0 {
+                        return Err(invalid(
+                            "dot_op",
+                            "ttg.dot_op opIdx parameter must be 0 for Hopper MMA parent, since Hopper WGMMA only allows first operand to be in registers",
+                        ));
+                    }
+                    Ok(())
+                }
+                Attr::AmdMfma(_) if k == 0 => Err(invalid(
+                    "dot_op",
+                    "ttg.dot_op kWidth parameter is mandatory for MFMA parent",
+                )),
+                Attr::AmdMfma(_) => Ok(()),
+                Attr::AmdWmma(w) => match w.version {
+                    1 if k != 8 && k != 16 => Err(invalid(
+                        "dot_op",
+                        "ttg.dot_op kWidth parameter must be 8/16 for WMMA v1 (including packed cases for `scaled_dot`)",
+                    )),
+                    2 if k != 4 && k != 8 && k != 16 => Err(invalid(
+                        "dot_op",
+                        "ttg.dot_op kWidth parameter must be 4/8/16 for WMMA v2 (including packed cases for `scaled_dot`)",
+                    )),
+                    3 if k == 0 => Err(invalid(
+                        "dot_op",
+                        "ttg.dot_op kWidth parameter is mandatory for WMMA v3",
+                    )),
+                    _ => Ok(()),
+                },
+                other => Err(invalid(
+                    "dot_op",
+                    format!("a `{}` parent has no dot operands", other.kind()),
+                )),
+            }
+        }
+        Attr::AmdMfma(m) => {
+            if m.version > 4 {
+                return Err(invalid("amd_mfma", "version must be in the [0, 4] range"));
+            }
+            let (md, nd) = (
+                m.instr_shape.first().copied().unwrap_or(0),
+                m.instr_shape.get(1).copied().unwrap_or(0),
+            );
+            if !matches!((md, nd), (32, 32) | (16, 16) | (64, 4) | (4, 64)) {
+                return Err(invalid(
+                    "amd_mfma",
+                    format!("invalid (mDim, nDim) combination: ({md}, {nd})"),
+                ));
+            }
+            if let Some(e) = m.element_bit_width {
+                if e != 32 && e != 64 {
+                    return Err(invalid("amd_mfma", "elementBitWidth must be 32 or 64"));
+                }
+            }
+            check_cga("amd_mfma", &m.cga, m.warps_per_cta.len())
+        }
+        Attr::AmdWmma(w) => {
+            let instr = w.instr_shape.clone().unwrap_or_else(|| vec![16, 16, 16]);
+            let ok = match w.version {
+                1 => instr == [16, 16, 16],
+                2 => instr == [16, 16, 16] || instr == [16, 16, 32],
+                3 => matches!(
+                    instr.as_slice(),
+                    [16, 16, 4] | [16, 16, 32] | [16, 16, 64] | [16, 16, 128]
+                ),
+                _ => false,
+            };
+            if !ok {
+                return Err(invalid(
+                    "amd_wmma",
+                    format!("invalid WMMA v{} instruction shape", w.version),
+                ));
+            }
+            Ok(())
+        }
+        Attr::Linear(l) => {
+            if !l.generic && !is_permutation_matrix(&l.bases) {
+                return Err(invalid(
+                    "linear",
+                    "LinearEncodingAttr requires a permutation matrix layout after removing broadcast bases",
+                ));
+            }
+            if l.generic {
+                // Converting a register basis with several bits in one dim
+                // reaches `llvm_unreachable` in 3.9 (Dialect.cpp).
+                let registers = l.bases.iter().filter(|(d, _)| *d == crate::Dim::REGISTER);
+                if registers
+                    .flat_map(|(_, v)| v)
+                    .flatten()
+                    .any(|&c| c != 0 && !c.is_power_of_two())
+                {
+                    return Err(invalid(
+                        "generic_linear",
+                        "a register basis moves by more than one power of two (Triton 3.9 reaches llvm_unreachable)",
+                    ));
+                }
+                for (d, vectors) in &l.bases {
+                    if *d != crate::Dim::WARP
+                        && vectors
+                            .iter()
+                            .any(|v| v.iter().filter(|&&c| c != 0).count() > 1)
+                    {
+                        return Err(invalid(
+                            "generic_linear",
+                            format!(
+                                "In a generic linear layout, register, lane, and block bases must move in at most one dimension. Swizzled bases found in '{d}'."
+                            ),
+                        ));
+                    }
+                }
+            }
+            Ok(())
+        }
+        Attr::SwizzledShared(s) => {
+            check_order(
+                if s.has_leading_offset.is_some() {
+                    "shared"
+                } else {
+                    "swizzled_shared"
+                },
+                &s.order,
+            )?;
+            check_cga("swizzled_shared", &s.cga, s.order.len())
+        }
+        Attr::NvmmaShared(n) => {
+            if !matches!(n.swizzling_byte_width, 0 | 32 | 64 | 128) {
+                return Err(invalid(
+                    "nvmma_shared",
+                    "swizzlingByteWidth must be 0, 32, 64, or 128",
+                ));
+            }
+            check_cga("nvmma_shared", &n.cga, attr.rank().unwrap_or(2))
+        }
+        Attr::SharedLinear(_) | Attr::Other { .. } => Ok(()),
+    }
+}
