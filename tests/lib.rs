@@ -1,12 +1,15 @@
 //! The one integration-test binary (so the 2-core CI links once).
 //!
-//! - `oracle_replay`: every recorded Triton result under `tests/data/`.
+//! - `oracle_replay`: every recorded Triton algebra result under `tests/data/algebra`.
+//! - `encodings_replay`: every recorded Triton conversion under `tests/data/encodings`.
 //! - `golden`: cases mirroring Triton's own unit tests.
 //! - `laws`: algebraic laws and brute-force agreement (proptest).
 //! - `cli`: the command line, end to end.
 
 mod cli;
+mod encodings_replay;
 mod golden;
 mod laws;
 mod oracle_replay;
 mod strategies;
+mod ttgir_corpus;

@@ -164,7 +164,7 @@ pub fn svg(l: &LinearLayout) -> Option<String> {
     let title = if is_shared {
         "offset of each element"
     } else {
-        "T<thread>:<register>, colour = warp"
+        "T&lt;thread&gt;:&lt;register&gt;, colour = warp"
     };
     let _ = writeln!(
         s,

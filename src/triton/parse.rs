@@ -51,6 +51,11 @@ impl Defs {
                 continue;
             }
             let value = value.trim();
+            // Location aliases (`#loc = loc(...)`) and other non-attribute
+            // definitions are not layouts.
+            if !value.starts_with('#') {
+                continue;
+            }
             let column = line.len() - value.len() + 1;
             let attr = parse_attr(value, &defs).map_err(|e| shift_error(e, index, column))?;
             defs.insert(name, attr);

@@ -57,6 +57,9 @@ pub(crate) fn dot_operand(
     elem_bits: Option<u64>,
 ) -> Result<Conversion> {
     let _ = elem_bits;
+    if version <= TritonVersion::V3_2 {
+        return dot_operand_3_2(d, shape, version);
+    }
     match d.parent.as_ref() {
         Attr::NvidiaMma(m) => nvidia_dot(d, m, shape, version),
         Attr::Blocked(b) => fma_dot(d, b, shape, version),
@@ -127,4 +130,62 @@ fn fma_dot(
     let warps = broadcasted_warps(Dim::WARP, &b.warps_per_cta, &b.order, k)?;
     let cta = regs.product(&lanes)?.product(&warps)?;
     combine_cta_cga_with_shape(cta, &operand_cga(&b.cga, k), shape, version).map(Conversion::Layout)
+}
+
+/// Release 3.2 has a linear layout only for an Ampere (MMA v2) parent with
+/// `kWidth = 8`, and for AMD MFMA parents; every other operand uses legacy
+/// code (`toLinearLayout` returns none).
+fn dot_operand_3_2(d: &DotOperand, shape: &[u64], version: TritonVersion) -> Result<Conversion> {
+    match d.parent.as_ref() {
+        Attr::NvidiaMma(m) if m.version_major == 2 && d.k_width == Some(8) => ampere_dot_3_2(d, m, shape, version),
+        Attr::NvidiaMma(m) => Ok(Conversion::NoLayout(format!(
+            "Triton {version} builds linear layouts only for Ampere (MMA v2) dot operands with kWidth = 8 \
+             (this one: MMA v{}, kWidth = {})",
+            m.version_major,
+            d.k_width.unwrap_or(0)
+        ))),
+        Attr::AmdMfma(m) => super::amd_mfma::mfma_dot(d, m, shape, version),
+        other => Ok(Conversion::NoLayout(format!(
+            "Triton {version} has no linear layout for dot operands of a `{}` parent",
+            other.kind()
+        ))),
+    }
+}
+
+/// 3.2's `ampereDotToLinearLayout` (kWidth 8, rank 2): the A tile in (M, K)
+/// is registers K 1, 2, 4; lanes K 8, 16 then M 1, 2, 4; register M 8 (A
+/// only); register K 32. B is the same with the coordinates swapped. Warps
+/// are only those of the parent not along K (the K warps are absent, not
+/// broadcast), numbered N first; repetitions go along dim1 first for both
+/// operands (so B repeats N before K).
+fn ampere_dot_3_2(d: &DotOperand, m: &NvidiaMma, shape: &[u64], version: TritonVersion) -> Result<Conversion> {
+    if shape.len() != 2 {
+        return Err(LayoutError::TritonAssertion {
+            version: version.to_string(),
+            site: "ampereDotToLinearLayout (LinearLayoutConversions.cpp)".into(),
+            message: "rank == 2".into(),
+        });
+    }
+    // (M, K) pairs for A; swapped for B.
+    let mut regs: Vec<[u64; 2]> = vec![[0, 1], [0, 2], [0, 4]];
+    let lanes: Vec<[u64; 2]> = vec![[0, 8], [0, 16], [1, 0], [2, 0], [4, 0]];
+    if d.op_idx == 0 {
+        regs.push([8, 0]);
+    }
+    regs.push([0, 32]);
+    let orient = |v: &[u64; 2]| -> Vec<u64> { if d.op_idx == 0 { vec![v[0], v[1]] } else { vec![v[1], v[0]] } };
+    let tile = LinearLayout::from_bases(
+        &[
+            (Dim::REGISTER, regs.iter().map(orient).collect()),
+            (Dim::LANE, lanes.iter().map(orient).collect()),
+        ],
+        &[Dim::standard(0), Dim::standard(1)],
+    )?;
+    let k = k_dim(d.op_idx, 2);
+    let mut warps_per_cta = m.warps_per_cta.clone();
+    warps_per_cta[k] = 1;
+    let warps = identity_standard_nd(Dim::WARP, &warps_per_cta, &[1, 0])?;
+    let order = [Dim::standard(1), Dim::standard(0)];
+    let cta = tile.transpose_outs(&order)?.product(&warps)?;
+    combine_cta_cga_with_shape(cta, &m.cga, shape, version).map(Conversion::Layout)
 }

@@ -89,6 +89,7 @@ pub(crate) fn nvidia_mma(
             )));
         }
     };
+    check_release_asserts(m, version)?;
     if m.version_major == 3 && (rank != 2 || instr.len() != 3) {
         return Err(LayoutError::TritonAssertion {
             version: version.to_string(),
@@ -102,4 +103,52 @@ pub(crate) fn nvidia_mma(
     let warps = crate::utils::identity_standard_nd(Dim::WARP, &m.warps_per_cta, &warp_order)?;
     let cta = times_in_tile_order(&tile, &warps)?;
     combine_cta_cga_with_shape(cta, &m.cga, shape, version).map(Conversion::Layout)
+}
+
+/// The shape checks of 3.1's and 3.2's hand-built MMA layouts, which later
+/// releases dropped for the generic tile.
+fn check_release_asserts(m: &NvidiaMma, version: TritonVersion) -> Result<()> {
+    if version > TritonVersion::V3_2 {
+        return Ok(());
+    }
+    let fail = |message: String| {
+        Err(LayoutError::TritonAssertion {
+            version: version.to_string(),
+            site: if m.version_major == 3 {
+                "hopperMmaToLinearLayout (LinearLayoutConversions.cpp)".into()
+            } else {
+                "ampereMmaToLinearLayout (LinearLayoutConversions.cpp)".into()
+            },
+            message,
+        })
+    };
+    let instr = &m.instr_shape;
+    if m.version_major == 2 {
+        let ok = instr.as_slice() == [16, 8] || instr.as_slice() == [1, 16, 8];
+        return if ok { Ok(()) } else { fail(format!("instrShape == [16, 8] (got {instr:?})")) };
+    }
+    let warps: u64 = m.warps_per_cta.iter().product();
+    if m.warps_per_cta.len() != 2 || instr.len() != 3 {
+        return fail("rank == 2".into());
+    }
+    if warps % 4 != 0 {
+        return fail(format!("product(warpsPerCTA) % 4 == 0 (got {warps})"));
+    }
+    let (mm, n, k) = (instr[0], instr[1], instr[2]);
+    if mm != 16 {
+        return fail(format!("m == 16 (got {mm})"));
+    }
+    let n_ok = if version == TritonVersion::V3_1 {
+        matches!(n, 16 | 32 | 64 | 128 | 256)
+    } else {
+        matches!(n, 8 | 16 | 32 | 64 | 128 | 256)
+    };
+    if !n_ok {
+        let list = if version == TritonVersion::V3_1 { "16 || n == 32 || n == 64 || n == 128 || n == 256" } else { "8 || n == 16 || n == 32 || n == 64 || n == 128 || n == 256" };
+        return fail(format!("n == {list} (got n = {n})"));
+    }
+    if !matches!(k, 8 | 16 | 32) {
+        return fail(format!("k == 8 || k == 16 || k == 32 (got k = {k})"));
+    }
+    Ok(())
 }

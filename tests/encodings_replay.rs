@@ -1,0 +1,79 @@
+//! Replays recorded Triton conversions (`tests/data/encodings/*.jsonl`)
+//! through `convert --batch`'s request handler, and round-trips every
+//! attribute through the TTGIR printer.
+
+use linear_layout::triton::request::convert_line;
+use linear_layout::triton::{Defs, parse_attr, print::print_attr};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Attribute kinds outside this crate's scope (Blackwell tensor memory): the
+/// conversion must say it has no recipe, and those cases are counted apart.
+const OUT_OF_SCOPE: &[&str] = &["tmem", "tmem_scales"];
+
+fn cases(file: &str) -> Vec<Value> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/encodings").join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// Whether our answer matches the recorded one: equal layouts, `none` for
+/// `none`, and any error where Triton failed (aborted or raised).
+fn agrees(ours: &Value, expect: &Value) -> bool {
+    if let Some(want) = expect.get("ok") {
+        ours.get("ok") == Some(want)
+    } else if expect.get("none").is_some() {
+        ours.get("none").is_some()
+    } else {
+        ours.get("error").is_some()
+    }
+}
+
+#[test]
+fn conversions_agree_with_gluon_3_9() {
+    let all = cases("gluon-3.9.0.jsonl");
+    assert!(all.len() >= 3000, "only {} recorded cases", all.len());
+    let mut per_kind: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut failures = Vec::new();
+    for case in &all {
+        let kind = case["kind"].as_str().unwrap_or("?").to_string();
+        let ours = convert_line(&case["request"].to_string());
+        let ok = if OUT_OF_SCOPE.contains(&kind.as_str()) {
+            ours["error"]["kind"] == "invalid_attribute"
+        } else {
+            agrees(&ours, &case["expect"])
+        };
+        let entry = per_kind.entry(kind.clone()).or_default();
+        if ok {
+            entry.0 += 1;
+        } else {
+            entry.1 += 1;
+            failures.push(format!("{kind}: {}\n  triton: {}\n  ours:   {ours}", case["request"], case["expect"]));
+        }
+    }
+    let table: Vec<String> = per_kind.iter().map(|(k, (p, f))| format!("{k}: {p} agree, {f} disagree")).collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases disagree\n{}\n\n{}",
+        failures.len(),
+        all.len(),
+        table.join("\n"),
+        failures.iter().take(10).cloned().collect::<Vec<_>>().join("\n")
+    );
+}
+
+#[test]
+fn every_recorded_attribute_prints_and_parses_back() {
+    let defs = Defs::new();
+    let mut checked = 0;
+    for case in cases("gluon-3.9.0.jsonl") {
+        let text = case["request"]["attr"].as_str().unwrap();
+        let Ok(attr) = parse_attr(text, &defs) else { continue };
+        let printed = print_attr(&attr, "ttg");
+        let again = parse_attr(&printed, &defs).unwrap_or_else(|e| panic!("{printed}: {e}"));
+        assert_eq!(again, attr, "{text}\nprinted as\n{printed}");
+        checked += 1;
+    }
+    assert!(checked >= 3000, "only {checked} attributes parsed");
+}

@@ -1,0 +1,427 @@
+#!/usr/bin/env python3
+"""Times Triton's LinearLayout (Python binding) against our criterion benches.
+
+    PY=$(bash tests/oracle/venv.sh 3.9.0)
+    "$PY" tests/oracle/bench_triton.py            # check inputs, time Triton, run cargo bench, table
+    "$PY" tests/oracle/bench_triton.py --no-cargo-bench   # reuse target/criterion/**/new/estimates.json
+
+Both sides build the same layouts from the same xorshift generator (see
+benches/algebra.rs). Before timing anything the script runs the bench in its
+dump mode (ALGEBRA_BENCH_DUMP=1), checks that the Rust inputs equal the ones
+built here, and that every result of ours equals Triton's answer.
+
+Triton is timed with timeit (best of several repeats). The cost of a trivial
+binding call (reading the `num_in_dims` property) is measured the same way and
+subtracted. Our numbers are criterion's median estimates.
+
+Exit status: 0 on success, 1 when the inputs or results disagree, 2 when
+Triton cannot be imported or the bench cannot be run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+import timeit
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SIZES = [8, 16, 32, 64]
+OPS = ["apply", "product", "compose", "invert_and_compose", "pseudoinvert",
+       "reshape_outs", "from_bases"]
+M64 = (1 << 64) - 1
+
+# ---------------------------------------------------------------------------
+# The generator: keep in step with benches/algebra.rs.
+# ---------------------------------------------------------------------------
+
+
+class XorShift:
+    """xorshift64 (13, 7, 17), as in benches/algebra.rs."""
+
+    def __init__(self, seed: int):
+        s = (seed * 0x9E3779B97F4A7C15 + 1) & M64
+        self.s = s or 1
+
+    def next(self) -> int:
+        x = self.s
+        x ^= (x << 13) & M64
+        x ^= x >> 7
+        x ^= (x << 17) & M64
+        self.s = x
+        return x
+
+    def below(self, n: int) -> int:
+        return self.next() % n
+
+    def permutation(self, n: int):
+        p = list(range(n))
+        for i in range(n - 1, 0, -1):
+            j = self.below(i + 1)
+            p[i], p[j] = p[j], p[i]
+        return p
+
+
+def generate(seed, ins, outs, zeros):
+    """A random surjective permutation-like layout, in the binding's JSON
+    shape. ins/outs: [(name, log2 size)]."""
+    rng = XorShift(seed)
+    total_in = sum(w for _, w in ins)
+    total_out = sum(w for _, w in outs)
+    assert total_in == total_out + zeros, "bad spec"
+    in_perm = rng.permutation(total_in)
+    is_zero = [False] * total_in
+    for i in in_perm[:zeros]:
+        is_zero[i] = True
+    out_perm = rng.permutation(total_out)
+    nxt = 0
+    cols = []
+    for zero in is_zero:
+        if zero:
+            cols.append(0)
+            continue
+        p = out_perm[nxt]
+        nxt += 1
+        col = 1 << p
+        if p > 0 and rng.below(4) == 0:
+            col |= 1 << rng.below(p)
+        cols.append(col)
+
+    def unpack(c):
+        comps = []
+        for _, w in outs:
+            comps.append(c & ((1 << w) - 1))
+            c >>= w
+        return comps
+
+    bases, k = [], 0
+    for name, n in ins:
+        bases.append([name, [unpack(c) for c in cols[k:k + n]]])
+        k += n
+    return {"bases": bases, "out_dims": [[name, 1 << w] for name, w in outs]}
+
+
+def spec(n):
+    q = n // 4
+    ins = [("register", q), ("lane", q), ("warp", q), ("block", q)]
+    zeros = 2 if n <= 16 else 4
+    o = n - zeros
+    outs = [("dim0", o // 2), ("dim1", o - o // 2)]
+    return ins, outs, zeros
+
+
+def make_inputs(n):
+    def seed(purpose):
+        return n * 16 + purpose
+
+    ins, outs, zeros = spec(n)
+    a = generate(seed(1), ins, outs, zeros)
+    rng = XorShift(seed(2))
+    apply_input = [[name, rng.next() & ((1 << w) - 1)] for name, w in ins]
+    hins, houts, hzeros = spec(n // 2)
+    p1 = generate(seed(3), hins, houts, hzeros)
+    p2 = generate(seed(4), hins, houts, hzeros)
+    b = generate(seed(5), outs, outs, 0)
+    o = sum(w for _, w in outs)
+    s = generate(seed(6), [("offset", o)], outs, 0)
+    reshape = [[outs[0][0], 1 << (outs[0][1] + 1)], [outs[1][0], 1 << (outs[1][1] - 1)]]
+    return {"a": a, "apply_input": apply_input, "p1": p1, "p2": p2, "b": b, "s": s,
+            "reshape_outs": reshape}
+
+
+def in_bits(lay):
+    return sum(len(bs) for _, bs in lay["bases"])
+
+
+# ---------------------------------------------------------------------------
+# Triton side
+# ---------------------------------------------------------------------------
+
+
+def import_triton():
+    try:
+        import triton
+        from triton._C.libtriton.linear_layout import LinearLayout as LL
+    except Exception as e:
+        print(f"bench_triton.py: cannot import Triton's LinearLayout binding: "
+              f"{type(e).__name__}: {e}", file=sys.stderr)
+        print("run it with the venv python: PY=$(bash tests/oracle/venv.sh 3.9.0)",
+              file=sys.stderr)
+        sys.exit(2)
+    return triton, LL
+
+
+def build(LL, lay):
+    return LL.from_bases([(n, bs) for n, bs in lay["bases"]],
+                         [n for n, _ in lay["out_dims"]],
+                         [s for _, s in lay["out_dims"]],
+                         require_surjective=False)
+
+
+def to_json(lay):
+    return {"bases": [[n, [list(v) for v in bs]] for n, bs in lay.bases],
+            "out_dims": [[n, s] for n, s in lay.out_dims]}
+
+
+def triton_cases(LL, inp):
+    """op -> (zero-argument callable, why-not or None). Triton has no
+    reshape_outs binding; invert_and_compose packs [outer | self] columns in
+    one 64-bit word per row, so more than 64 columns make it abort."""
+    a = build(LL, inp["a"])
+    p1, p2 = build(LL, inp["p1"]), build(LL, inp["p2"])
+    b, s = build(LL, inp["b"]), build(LL, inp["s"])
+    x = {n: v for n, v in inp["apply_input"]}
+    bases = [(n, bs) for n, bs in inp["a"]["bases"]]
+    names = [n for n, _ in inp["a"]["out_dims"]]
+    sizes = [sz for _, sz in inp["a"]["out_dims"]]
+    solve_iac = in_bits(inp["a"]) + in_bits(inp["s"])
+    solve_pinv = in_bits(inp["a"]) + sum(sz.bit_length() - 1 for sz in sizes)
+    cases = {
+        "apply": (lambda: a.apply(x), None),
+        "product": (lambda: p1 * p2, None),
+        "compose": (lambda: a.compose(b), None),
+        "invert_and_compose": (lambda: a.invert_and_compose(s),
+                               None if solve_iac <= 64 else f"{solve_iac} solve columns > 64"),
+        "pseudoinvert": (lambda: a.pseudoinvert(),
+                         None if solve_pinv <= 64 else f"{solve_pinv} solve columns > 64"),
+        "reshape_outs": (None, "not in the Python binding"),
+        "from_bases": (lambda: LL.from_bases(bases, names, sizes, require_surjective=True),
+                       None),
+    }
+    return a, cases
+
+
+PROBE = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import bench_triton as bt
+_, LL = bt.import_triton()
+_, cases = bt.triton_cases(LL, bt.make_inputs(int(sys.argv[2])))
+fn, _ = cases[sys.argv[3]]
+r = fn()
+print(json.dumps(bt.to_json(r)))
+"""
+
+
+def probe_unsupported(n, op):
+    """Runs an op Triton is expected to reject in a child process (it may
+    abort the interpreter) and describes what happened."""
+    proc = subprocess.run([sys.executable, "-c", PROBE, os.path.dirname(os.path.abspath(__file__)),
+                           str(n), op], capture_output=True, text=True, timeout=120)
+    if proc.returncode == 0:
+        return "ran (unexpectedly)"
+    lines = [l for l in proc.stderr.strip().splitlines() if l.strip()]
+    last = lines[-1] if lines else ""
+    if proc.returncode < 0:
+        what = "assertion" if "Assertion" in proc.stderr else f"signal {-proc.returncode}"
+        return f"aborts ({what})"
+    return f"fails ({last[:80]})"
+
+
+def best_time(fn, budget=0.25, repeat=5):
+    """Best per-call time in seconds over `repeat` runs of about `budget` s."""
+    timer = timeit.Timer(fn)
+    number, elapsed = 1, 0.0
+    while True:
+        elapsed = timer.timeit(number)
+        if elapsed >= budget / 10 or number >= 1 << 24:
+            break
+        number *= 10 if elapsed < budget / 100 else 2
+    number = max(1, int(number * budget / max(elapsed, 1e-9)))
+    return min(timer.repeat(repeat=repeat, number=number)) / number
+
+
+# ---------------------------------------------------------------------------
+# Our side
+# ---------------------------------------------------------------------------
+
+
+def cargo_env():
+    env = dict(os.environ)
+    env.pop("ALGEBRA_BENCH_DUMP", None)
+    return env
+
+
+def rust_dump():
+    env = cargo_env()
+    env["ALGEBRA_BENCH_DUMP"] = "1"
+    proc = subprocess.run(["cargo", "bench", "--bench", "algebra"], cwd=REPO, env=env,
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr[-4000:])
+        print("bench_triton.py: `ALGEBRA_BENCH_DUMP=1 cargo bench --bench algebra` failed",
+              file=sys.stderr)
+        sys.exit(2)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def criterion_dir():
+    target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(REPO, "target")
+    return os.path.join(target, "criterion")
+
+
+def run_criterion(extra):
+    cmd = ["cargo", "bench", "--bench", "algebra", "--",
+           "--warm-up-time", "1", "--measurement-time", "2"] + extra
+    print("running: " + " ".join(cmd), file=sys.stderr, flush=True)
+    proc = subprocess.run(cmd, cwd=REPO, env=cargo_env(), stdout=sys.stderr)
+    if proc.returncode != 0:
+        print("bench_triton.py: cargo bench failed", file=sys.stderr)
+        sys.exit(2)
+
+
+def read_estimates(since=None):
+    """(op, n) -> median ns, from criterion's estimates.json files (only those
+    written after `since`, when given)."""
+    out = {}
+    for path in glob.glob(os.path.join(criterion_dir(), "*", "*", "new", "estimates.json")):
+        parts = path.split(os.sep)
+        op, n = parts[-4], parts[-3]
+        if op not in OPS or not n.isdigit():
+            continue
+        if since is not None and os.path.getmtime(path) < since:
+            continue
+        with open(path) as f:
+            est = json.load(f)
+        out[(op, int(n))] = est["median"]["point_estimate"]
+    return out
+
+
+# ---------------------------------------------------------------------------
+
+
+def machine():
+    model = "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} cpus, {model}, {platform.system()} {platform.release()}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--no-cargo-bench", action="store_true",
+                    help="do not run criterion; read the estimates already in target/criterion")
+    ap.add_argument("--budget", type=float, default=0.25,
+                    help="seconds per timeit repeat for Triton (default 0.25)")
+    ap.add_argument("--sizes", default=",".join(map(str, SIZES)),
+                    help="comma-separated input bit counts (default 8,16,32,64)")
+    args = ap.parse_args()
+    sizes = [int(x) for x in args.sizes.split(",")]
+
+    triton, LL = import_triton()
+    print(f"Triton {triton.__version__} binding vs linear-layout criterion benches; {machine()}")
+
+    # 1. Same inputs, same answers.
+    ours = rust_dump()
+    bad = 0
+    inputs = {}
+    for n in sizes:
+        inp = make_inputs(n)
+        inputs[n] = inp
+        if ours[str(n)]["inputs"] != inp:
+            print(f"MISMATCH: the Rust and Python generators disagree for {n} bits",
+                  file=sys.stderr)
+            bad += 1
+            continue
+        a, cases = triton_cases(LL, inp)
+        for op in OPS:
+            fn, why = cases[op]
+            mine = ours[str(n)]["results"][op]
+            if why is not None:
+                continue
+            r = fn()
+            if op == "apply":
+                theirs = [[name, r[name]] for name in a.get_out_dim_names()]
+            else:
+                theirs = to_json(r)
+            if theirs != mine:
+                print(f"MISMATCH {op}/{n}: Triton {json.dumps(theirs)}\n  ours {json.dumps(mine)}",
+                      file=sys.stderr)
+                bad += 1
+    if bad:
+        print(f"{bad} mismatches between Triton and us; no timing done", file=sys.stderr)
+        return 1
+    print(f"inputs identical on both sides, all results equal to Triton's ({len(sizes)} sizes)")
+
+    # 2. Triton timings.
+    triton_us = {}
+    overhead = {}
+    notes = {}
+    for n in sizes:
+        a, cases = triton_cases(LL, inputs[n])
+        overhead[n] = best_time(lambda: a.num_in_dims, args.budget) * 1e6
+        for op in OPS:
+            fn, why = cases[op]
+            if why is not None:
+                if op != "reshape_outs":
+                    why = f"{why}: {probe_unsupported(n, op)}"
+                notes[(op, n)] = why
+                continue
+            triton_us[(op, n)] = best_time(fn, args.budget) * 1e6
+        print(f"timed Triton on {n} bits", file=sys.stderr, flush=True)
+
+    # 3. Ours.
+    start = time.time()
+    if not args.no_cargo_bench:
+        run_criterion([])
+    est = read_estimates(None if args.no_cargo_bench else start - 1)
+
+    # 4. Table.
+    ov = sorted(overhead.values())
+    print(f"\nTriton binding overhead (timeit of `layout.num_in_dims`, best of 5): "
+          f"{min(ov) * 1000:.0f}-{max(ov) * 1000:.0f} ns; it is SUBTRACTED in the "
+          f"'Triton - overhead' column and the ratio.")
+    print("Ours: criterion median; ratio = (Triton - overhead) / ours.\n")
+    header = ["operation", "bits", "Triton µs (raw)", "Triton µs (- overhead)", "ours ns", "ratio"]
+    rows = []
+    slow = []
+    missing = []
+    for op in OPS:
+        for n in sizes:
+            t = triton_us.get((op, n))
+            o = est.get((op, n))
+            ours_err = ours[str(n)]["results"][op]
+            ours_cell = f"{o:.1f}" if o is not None else (
+                "n/a (error)" if isinstance(ours_err, dict) and "error" in ours_err else "—")
+            if t is None:
+                rows.append([op, str(n), f"n/a: {notes.get((op, n), '?')}", "", ours_cell, ""])
+                continue
+            net = t - overhead[n]
+            ratio = ""
+            if o is None:
+                missing.append(f"{op}/{n}")
+            else:
+                r = net * 1000 / o
+                ratio = f"{r:,.0f}x"
+                if r < 100:
+                    slow.append(f"{op}/{n} ({r:.0f}x)")
+            rows.append([op, str(n), f"{t:.3f}", f"{net:.3f}", ours_cell, ratio])
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for r in rows:
+        print("| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |")
+    print()
+    if missing:
+        print("no criterion estimate for: " + ", ".join(missing))
+    if slow:
+        print("below 100x faster than Triton's binding: " + ", ".join(slow))
+    elif not missing:
+        print("every operation Triton can run is at least 100x faster here than through "
+              "Triton's binding (overhead subtracted)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
