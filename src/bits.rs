@@ -16,14 +16,16 @@
 
 /// An XOR basis of the span of the columns inserted so far, remembering for
 /// each basis vector which inserted columns it is the sum of.
+///
+/// The basis is kept sorted by highest set bit, descending, with distinct
+/// highest bits, so reducing a vector is one pass: XOR a basis vector in
+/// exactly when that lowers the vector (it then has the basis vector's
+/// highest bit set).
 #[derive(Clone)]
 pub(crate) struct SpanBasis {
-    /// `vecs[b]` has highest set bit `b` (when `present` has bit `b`).
-    vecs: [u64; 64],
-    /// `combos[b]`: the set of inserted columns (bit `i` = column `i`) whose
-    /// XOR is `vecs[b]`.
-    combos: [u64; 64],
-    present: u64,
+    /// `(vector, combination)`: the combination's bit `i` stands for the
+    /// `i`-th inserted column.
+    basis: smallvec::SmallVec<[(u64, u64); 32]>,
     /// How many columns have been offered to `insert`.
     offered: u32,
 }
@@ -31,9 +33,7 @@ pub(crate) struct SpanBasis {
 impl SpanBasis {
     pub(crate) fn new() -> Self {
         SpanBasis {
-            vecs: [0; 64],
-            combos: [0; 64],
-            present: 0,
+            basis: smallvec::SmallVec::new(),
             offered: 0,
         }
     }
@@ -42,29 +42,13 @@ impl SpanBasis {
     /// `v` is in the span) and the set of inserted columns used.
     pub(crate) fn reduce(&self, mut v: u64) -> (u64, u64) {
         let mut combo = 0u64;
-        while v != 0 {
-            let top = 63 - v.leading_zeros();
-            if self.present & (1 << top) == 0 {
-                break;
-            }
-            v ^= self.vecs[top as usize];
-            combo ^= self.combos[top as usize];
-        }
-        // Finish reducing the lower bits so the residue is canonical.
-        let mut residue = 0u64;
-        let mut rest = v;
-        while rest != 0 {
-            let top = 63 - rest.leading_zeros();
-            let bit = 1u64 << top;
-            if self.present & bit != 0 {
-                rest ^= self.vecs[top as usize];
-                combo ^= self.combos[top as usize];
-            } else {
-                residue |= bit;
-                rest ^= bit;
+        for &(b, cb) in &self.basis {
+            if v ^ b < v {
+                v ^= b;
+                combo ^= cb;
             }
         }
-        (residue, combo)
+        (v, combo)
     }
 
     /// Offers the next column. Returns `true` when it is independent of the
@@ -77,35 +61,41 @@ impl SpanBasis {
         if index >= 64 {
             return false;
         }
-        let mut v = column;
-        let mut combo = 1u64 << index;
-        while v != 0 {
-            let top = 63 - v.leading_zeros();
-            if self.present & (1 << top) == 0 {
-                self.vecs[top as usize] = v;
-                self.combos[top as usize] = combo;
-                self.present |= 1 << top;
-                return true;
-            }
-            v ^= self.vecs[top as usize];
-            combo ^= self.combos[top as usize];
+        let (v, combo) = self.reduce(column);
+        if v == 0 {
+            return false;
         }
-        false
+        let at = self.basis.partition_point(|&(b, _)| b > v);
+        self.basis.insert(at, (v, combo ^ (1u64 << index)));
+        true
     }
 
     /// The number of independent columns inserted.
+    #[cfg(test)]
     pub(crate) fn rank(&self) -> u32 {
-        self.present.count_ones()
+        self.basis.len() as u32
     }
 }
 
 /// The rank of a set of packed columns.
+///
+/// Keeps the reduced columns sorted by highest set bit (descending), so a
+/// new column is reduced by one pass of `v = min(v, v ^ b)`: XOR-ing `b`
+/// lowers `v` exactly when `v` has `b`'s highest bit set. No table to clear,
+/// which matters because every constructed layout computes its rank.
 pub(crate) fn rank(columns: &[u64]) -> u32 {
-    let mut basis = SpanBasis::new();
+    let mut basis: smallvec::SmallVec<[u64; 64]> = smallvec::SmallVec::new();
     for &c in columns {
-        basis.insert(c);
+        let mut v = c;
+        for &b in &basis {
+            v = v.min(v ^ b);
+        }
+        if v != 0 {
+            let at = basis.partition_point(|&b| b > v);
+            basis.insert(at, v);
+        }
     }
-    basis.rank()
+    basis.len() as u32
 }
 
 /// A mask with the low `bits` bits set (`bits` may be 64).
@@ -120,6 +110,28 @@ pub(crate) fn low_mask(bits: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rank_counts_independent_columns() {
+        assert_eq!(rank(&[]), 0);
+        assert_eq!(rank(&[0, 0]), 0);
+        assert_eq!(rank(&[0b011, 0b101, 0b110]), 2);
+        assert_eq!(rank(&[1, 2, 4, 8, 3, 12]), 4);
+        let mut x = 0x9e3779b97f4a7c15u64;
+        let cols: Vec<u64> = (0..64)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            })
+            .collect();
+        let mut span = SpanBasis::new();
+        for &c in &cols {
+            span.insert(c);
+        }
+        assert_eq!(rank(&cols), span.rank());
+    }
 
     #[test]
     fn pivots_are_greedy_columns() {

@@ -13,9 +13,15 @@ use std::path::Path;
 const OUT_OF_SCOPE: &[&str] = &["tmem", "tmem_scales"];
 
 fn cases(file: &str) -> Vec<Value> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/encodings").join(file);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/encodings")
+        .join(file);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 /// Whether our answer matches the recorded one: equal layouts, `none` for
@@ -49,17 +55,28 @@ fn conversions_agree_with_gluon_3_9() {
             entry.0 += 1;
         } else {
             entry.1 += 1;
-            failures.push(format!("{kind}: {}\n  triton: {}\n  ours:   {ours}", case["request"], case["expect"]));
+            failures.push(format!(
+                "{kind}: {}\n  triton: {}\n  ours:   {ours}",
+                case["request"], case["expect"]
+            ));
         }
     }
-    let table: Vec<String> = per_kind.iter().map(|(k, (p, f))| format!("{k}: {p} agree, {f} disagree")).collect();
+    let table: Vec<String> = per_kind
+        .iter()
+        .map(|(k, (p, f))| format!("{k}: {p} agree, {f} disagree"))
+        .collect();
     assert!(
         failures.is_empty(),
         "{} of {} cases disagree\n{}\n\n{}",
         failures.len(),
         all.len(),
         table.join("\n"),
-        failures.iter().take(10).cloned().collect::<Vec<_>>().join("\n")
+        failures
+            .iter()
+            .take(10)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }
 
@@ -69,7 +86,9 @@ fn every_recorded_attribute_prints_and_parses_back() {
     let mut checked = 0;
     for case in cases("gluon-3.9.0.jsonl") {
         let text = case["request"]["attr"].as_str().unwrap();
-        let Ok(attr) = parse_attr(text, &defs) else { continue };
+        let Ok(attr) = parse_attr(text, &defs) else {
+            continue;
+        };
         let printed = print_attr(&attr, "ttg");
         let again = parse_attr(&printed, &defs).unwrap_or_else(|e| panic!("{printed}: {e}"));
         assert_eq!(again, attr, "{text}\nprinted as\n{printed}");

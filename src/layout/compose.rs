@@ -217,6 +217,26 @@ impl LinearLayout {
         if !self.is_surjective() {
             return Err(self.not_surjective(op));
         }
+        // Fast path: unless an in-dim shares a name with an out-dim (where
+        // the identity-dims heuristic could apply), the identity's columns
+        // are the unit vectors of this layout's own packing, and each solves
+        // to its combination of pivot columns.
+        if !self.in_dim_names().any(|d| self.has_out_dim(d)) {
+            let mut span = SpanBasis::new();
+            for &c in self.cols_raw() {
+                span.insert(c);
+            }
+            let cols: Cols = (0..self.total_out_bits())
+                .map(|b| span.reduce(1u64 << b).1)
+                .collect();
+            return LinearLayout::from_parts(
+                op,
+                self.outs_raw().clone(),
+                cols,
+                self.ins_raw().clone(),
+                false,
+            );
+        }
         let mut identity = LinearLayout::empty();
         for (d, size) in self.out_dims() {
             identity = identity.product(&LinearLayout::identity_1d(size, d, d)?)?;

@@ -93,6 +93,29 @@ impl LinearLayout {
         outs: DimBits,
         require_surjective: bool,
     ) -> Result<Self> {
+        Self::from_parts_ranked(op, ins, cols, outs, require_surjective, None)
+    }
+
+    /// [`from_parts`](Self::from_parts) for operations that only relabel or
+    /// reorder bits, where the rank is known to be `rank` already.
+    pub(crate) fn with_rank(
+        op: &'static str,
+        ins: DimBits,
+        cols: Cols,
+        outs: DimBits,
+        rank: u32,
+    ) -> Result<Self> {
+        Self::from_parts_ranked(op, ins, cols, outs, false, Some(rank))
+    }
+
+    fn from_parts_ranked(
+        op: &'static str,
+        ins: DimBits,
+        cols: Cols,
+        outs: DimBits,
+        require_surjective: bool,
+        known_rank: Option<u32>,
+    ) -> Result<Self> {
         check_distinct(op, Side::In, ins.iter().map(|d| d.0))?;
         check_distinct(op, Side::Out, outs.iter().map(|d| d.0))?;
         let in_bits: u32 = ins.iter().map(|d| d.1 as u32).sum();
@@ -111,7 +134,8 @@ impl LinearLayout {
         }
         debug_assert_eq!(cols.len(), in_bits as usize);
         debug_assert!(cols.iter().all(|&c| c & !bits::low_mask(out_bits) == 0));
-        let rank = bits::rank(&cols);
+        let rank = known_rank.unwrap_or_else(|| bits::rank(&cols));
+        debug_assert_eq!(rank, bits::rank(&cols));
         let layout = LinearLayout {
             ins,
             cols,

@@ -153,20 +153,36 @@ impl LinearLayout {
     /// is an error here.
     pub fn apply(&self, input: &[(Dim, u64)]) -> Result<SmallVec<[(Dim, u64); 4]>> {
         const OP: &str = "apply";
-        let given: SmallVec<[Dim; 4]> = input.iter().map(|x| x.0).collect();
-        super::check_distinct(OP, Side::In, given.iter().copied())?;
-        if given.len() != self.num_in_dims() || given.iter().any(|&d| !self.has_in_dim(d)) {
-            return Err(LayoutError::DimSetMismatch {
-                op: OP,
-                what: "the input's dims and the layout's in-dims",
-                left: DimList(given.to_vec()),
-                right: DimList(self.in_dim_names().collect()),
-            });
-        }
+        // One pass: find each dim's columns, check range and duplicates,
+        // XOR in the selected columns.
+        let mut seen: SmallVec<[bool; 8]> = smallvec::smallvec![false; self.num_in_dims()];
         let mut packed = 0u64;
+        let mismatch = || LayoutError::DimSetMismatch {
+            op: OP,
+            what: "the input's dims and the layout's in-dims",
+            left: DimList(input.iter().map(|x| x.0).collect()),
+            right: DimList(self.in_dim_names().collect()),
+        };
         for &(d, value) in input {
-            let k = self.require_in(d, OP)?;
-            let log2 = self.ins_raw()[k].1 as u32;
+            let mut start = 0usize;
+            let mut found = None;
+            for (k, &(name, bits)) in self.ins_raw().iter().enumerate() {
+                if name == d {
+                    found = Some((k, bits as u32));
+                    break;
+                }
+                start += bits as usize;
+            }
+            let Some((k, log2)) = found else {
+                return Err(mismatch());
+            };
+            if std::mem::replace(&mut seen[k], true) {
+                return Err(LayoutError::DuplicateDim {
+                    op: OP,
+                    side: Side::In,
+                    dim: d,
+                });
+            }
             if value >> log2 != 0 {
                 return Err(LayoutError::InputOutOfRange {
                     op: OP,
@@ -175,7 +191,10 @@ impl LinearLayout {
                     size: 1u64 << log2,
                 });
             }
-            packed ^= xor_columns(self.in_cols(k), value);
+            packed ^= xor_columns(&self.cols_raw()[start..start + log2 as usize], value);
+        }
+        if seen.iter().any(|&x| !x) {
+            return Err(mismatch());
         }
         Ok(self.out_dim_names().zip(self.components(packed)).collect())
     }

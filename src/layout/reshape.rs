@@ -12,12 +12,12 @@ impl LinearLayout {
     pub fn reshape_ins(&self, new_ins: &[(Dim, u64)]) -> Result<LinearLayout> {
         const OP: &str = "reshape_ins";
         let ins = self.new_dims(OP, Side::In, new_ins)?;
-        LinearLayout::from_parts(
+        LinearLayout::with_rank(
             OP,
             ins,
             self.cols_raw().into(),
             self.outs_raw().clone(),
-            false,
+            self.rank(),
         )
     }
 
@@ -30,12 +30,12 @@ impl LinearLayout {
         let outs = self.new_dims(OP, Side::Out, new_outs)?;
         // With packed columns the flattened value *is* the column, and the
         // mixed-radix split over powers of two is the same bits re-labelled.
-        LinearLayout::from_parts(
+        LinearLayout::with_rank(
             OP,
             self.ins_raw().clone(),
             self.cols_raw().into(),
             outs,
-            false,
+            self.rank(),
         )
     }
 
@@ -100,7 +100,7 @@ impl LinearLayout {
             ins.push(self.ins_raw()[k]);
             cols.extend_from_slice(self.in_cols(k));
         }
-        LinearLayout::from_parts(OP, ins, cols, self.outs_raw().clone(), false)
+        LinearLayout::with_rank(OP, ins, cols, self.outs_raw().clone(), self.rank())
     }
 
     /// Reorders the out-dims, permuting every basis; `order` must name each
@@ -131,6 +131,6 @@ impl LinearLayout {
             .iter()
             .map(|&c| super::repack(c, self.outs_raw(), &plan))
             .collect();
-        LinearLayout::from_parts(OP, self.ins_raw().clone(), cols, outs, false)
+        LinearLayout::with_rank(OP, self.ins_raw().clone(), cols, outs, self.rank())
     }
 }

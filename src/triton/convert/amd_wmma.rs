@@ -1,29 +1,367 @@
 //! `#ttg.amd_wmma` and its dot operands.
+//!
+//! Newest: the attribute stores its CTA part (`ctaLayout`: `register` and
+//! `warp` bases in units of 16×16 instruction tiles); the accumulator is
+//! the instruction tile times that layout (`AMDWmmaEncodingAttr::
+//! toLinearLayout`), an operand a K-contiguous operand tile times the same
+//! layout with its K component projected away
+//! (`wmmaDotOperandToLinearLayout`).
+//!
+//! 3.2: `warpsPerCTA` instead of `ctaLayout`, versions 1 and 2 only, the
+//! same tiles; operands have no linear layout.
 
 use super::Conversion;
+use super::cga::{combine_cta_cga_with_shape, standard_dims};
+use crate::dim::Dim;
 use crate::error::{LayoutError, Result};
-use crate::triton::attr::{AmdWmma, DotOperand};
+use crate::layout::LinearLayout;
+use crate::triton::attr::{AmdWmma, Cga, DotOperand};
 use crate::triton::version::TritonVersion;
+use crate::utils::identity_standard_nd;
 
-pub(crate) fn amd_wmma(
-    _w: &AmdWmma,
-    _shape: &[u64],
-    _version: TritonVersion,
-) -> Result<Conversion> {
-    Err(LayoutError::InvalidAttribute {
-        kind: "#ttg.amd_wmma".into(),
-        message: "not implemented yet".into(),
-    })
+/// The instruction tile's M and N (the verifier admits only 16×16×K).
+const TILE: u64 = 16;
+/// Lanes per wave on RDNA.
+const WARP_SIZE: u64 = 32;
+
+fn invalid(kind: &str, message: impl Into<String>) -> LayoutError {
+    LayoutError::InvalidAttribute {
+        kind: kind.into(),
+        message: message.into(),
+    }
 }
 
+fn assertion(version: TritonVersion, site: &str, message: impl Into<String>) -> LayoutError {
+    LayoutError::TritonAssertion {
+        version: version.to_string(),
+        site: site.into(),
+        message: message.into(),
+    }
+}
+
+/// Whether `version` has the 3.2 attribute and recipes.
+fn is_legacy(version: TritonVersion) -> bool {
+    version <= TritonVersion::V3_2
+}
+
+/// `getMatrixOrder(rank, rowMajor)`: `[rank-1, rank-2, rank-3, …, 0]`
+/// row-major, `[rank-2, rank-1, rank-3, …, 0]` column-major.
+fn matrix_order(rank: usize, row_major: bool) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..rank).rev().collect();
+    if !row_major && rank >= 2 {
+        order.swap(0, 1);
+    }
+    order
+}
+
+/// The 16×16 accumulator tile, given in `(order[0], order[1])`
+/// coordinates (N, M when row-major): v1 registers M 2, 4, 8 and lanes N
+/// 1…8 then M 1 (rows interleaved between lane halves); v2/v3 registers M
+/// 1, 2, 4 and lanes N 1…8 then M 8. Out-dims in `order`, with a size-1
+/// batch dim last for rank 3.
+fn wmma_tile(version: u64, rank: usize, order: &[usize]) -> Result<LinearLayout> {
+    let (regs, lanes): (Vec<Vec<u64>>, Vec<Vec<u64>>) = if version == 1 {
+        (
+            vec![vec![0, 2], vec![0, 4], vec![0, 8]],
+            vec![vec![1, 0], vec![2, 0], vec![4, 0], vec![8, 0], vec![0, 1]],
+        )
+    } else {
+        (
+            vec![vec![0, 1], vec![0, 2], vec![0, 4]],
+            vec![vec![1, 0], vec![2, 0], vec![4, 0], vec![8, 0], vec![0, 8]],
+        )
+    };
+    let mut tile = LinearLayout::from_bases(
+        &[(Dim::REGISTER, regs), (Dim::LANE, lanes)],
+        &[Dim::standard(order[0]), Dim::standard(order[1])],
+    )?;
+    if rank == 3 {
+        let d0 = Dim::standard(0);
+        tile = tile
+            .product(&LinearLayout::identity_1d(1, Dim::REGISTER, d0)?)?
+            .product(&LinearLayout::identity_1d(1, Dim::LANE, d0)?)?;
+    }
+    Ok(tile)
+}
+
+/// The rank the 3.9 parser gives the attribute, with its checks: `rank`
+/// if written, else 2; every `ctaLayout` basis must have that many
+/// components ("Serialized rank and rank deduced from LL need to match");
+/// the `warp` key must be present ("Expected basis of 'warp' not found").
+fn newest_rank(w: &AmdWmma) -> Result<usize> {
+    const KIND: &str = "#ttg.amd_wmma";
+    let Some(warp) = &w.cta_warp else {
+        return Err(invalid(
+            KIND,
+            "Expected basis of 'warp' not found (ctaLayout needs a `warp` list, empty for one warp)",
+        ));
+    };
+    let rank = w.rank.map_or(2, |r| r as usize);
+    if warp.iter().chain(&w.cta_register).any(|b| b.len() != rank) {
+        return Err(invalid(
+            KIND,
+            format!(
+                "Serialized rank and rank deduced from LL need to match (rank {rank}; write `rank = N` for rank ≠ 2)"
+            ),
+        ));
+    }
+    Ok(rank)
+}
+
+/// The CTA part, `register, warp → dim0 …`, in instruction tiles. Newest
+/// reads it from `ctaLayout` (which must be surjective); older releases
+/// derive it from `warpsPerCTA` (warps row-major, one tile per warp).
+fn cta_layout(w: &AmdWmma, rank: usize, version: TritonVersion) -> Result<LinearLayout> {
+    const KIND: &str = "#ttg.amd_wmma";
+    let dims = standard_dims(rank);
+    if version >= TritonVersion::Newest || w.cta_warp.is_some() {
+        let warp = w.cta_warp.clone().unwrap_or_default();
+        return LinearLayout::from_bases(&[(Dim::REGISTER, w.cta_register.clone()), (Dim::WARP, warp)], &dims)
+            .map_err(|e| invalid(KIND, format!("Layout is expected to be surjective: the ctaLayout bases do not cover a box ({e})")));
+    }
+    let Some(wpc) = &w.warps_per_cta else {
+        return Err(invalid(
+            KIND,
+            "needs `warpsPerCTA` (up to 3.4) or `ctaLayout` (newest)",
+        ));
+    };
+    if wpc.len() != rank {
+        return Err(invalid(
+            KIND,
+            format!(
+                "warpsPerCTA has {} entries for a rank-{rank} shape",
+                wpc.len()
+            ),
+        ));
+    }
+    let order = matrix_order(rank, true);
+    let mut l = LinearLayout::identity_1d(1, Dim::REGISTER, dims[order[0]])?;
+    for &d in &order {
+        l = l.product(&LinearLayout::identity_1d(wpc[d], Dim::WARP, dims[d])?)?;
+    }
+    l.transpose_outs(&dims)
+}
+
+/// The rank of the attribute for `version`, checked against the shape's.
+fn rank_for(w: &AmdWmma, shape: &[u64], version: TritonVersion) -> Result<usize> {
+    let rank = if version >= TritonVersion::Newest {
+        newest_rank(w)?
+    } else if let Some(wpc) = &w.warps_per_cta {
+        wpc.len()
+    } else {
+        newest_rank(w)?
+    };
+    if rank != shape.len() {
+        return Err(LayoutError::InvalidShape {
+            shape: shape.to_vec(),
+            message: format!(
+                "the attribute is rank {rank}, the shape rank {}",
+                shape.len()
+            ),
+        });
+    }
+    if rank != 2 && rank != 3 {
+        return Err(invalid(
+            "#ttg.amd_wmma",
+            format!("WMMA layouts are rank 2 or 3 (with a batch dim), not rank {rank}"),
+        ));
+    }
+    Ok(rank)
+}
+
+/// The accumulator layout.
+///
+/// Newest: the tile in thread order (row-major, or column-major when
+/// `isTranspose`), transposed to `dim0 …`, times the CTA layout, put in
+/// row-major repetition order `[N, M, batch]`, then fitted.
+///
+/// 3.2 (versions 1 and 2): the tile in `[N, M, batch]` order times
+/// `warpsPerCTA` walked in that order, then fitted.
+pub(crate) fn amd_wmma(w: &AmdWmma, shape: &[u64], version: TritonVersion) -> Result<Conversion> {
+    const SITE: &str = "AMDWmmaEncodingAttr::toLinearLayout (LinearLayoutConversions.cpp)";
+    let rank = rank_for(w, shape, version)?;
+    let dims = standard_dims(rank);
+    let row_major = matrix_order(rank, true);
+    if is_legacy(version) {
+        if w.version != 1 && w.version != 2 {
+            return Err(assertion(version, SITE, "ver == 1 || ver == 2"));
+        }
+        // 3.2 asserts the tensor covers at least one tile along M and N (or is 1).
+        let (m, n) = (shape[rank - 2], shape[rank - 1]);
+        if !((m == 1 || m >= TILE) && (n == 1 || n >= TILE)) {
+            return Err(assertion(
+                version,
+                SITE,
+                "Unsupported tensor shape for given wmma layout",
+            ));
+        }
+        let Some(wpc) = &w.warps_per_cta else {
+            return Err(invalid(
+                "#ttg.amd_wmma",
+                "3.2's amd_wmma needs `warpsPerCTA`",
+            ));
+        };
+        super::amd_mfma::check_pow2(version, "warpsPerCTA", wpc)?;
+        let tile = wmma_tile(w.version, rank, &row_major)?;
+        let warps = identity_standard_nd(Dim::WARP, wpc, &row_major)?;
+        let cta = tile.product(&warps)?;
+        return combine_cta_cga_with_shape(cta, &w.cga, shape, version).map(Conversion::Layout);
+    }
+    if !(1..=3).contains(&w.version) {
+        return Err(assertion(
+            version,
+            SITE,
+            "version >= 1 && version <= 3 && \"unexpected wmma version\"",
+        ));
+    }
+    let thread_order = matrix_order(rank, !w.is_transpose.unwrap_or(false));
+    let tile = wmma_tile(w.version, rank, &thread_order)?.transpose_outs(&dims)?;
+    let cta = cta_layout(w, rank, version)?;
+    let rep_dims: Vec<Dim> = row_major.iter().map(|&d| dims[d]).collect();
+    let layout = tile.product(&cta)?.transpose_outs(&rep_dims)?;
+    combine_cta_cga_with_shape(layout, &w.cga, shape, version).map(Conversion::Layout)
+}
+
+/// An operand of a WMMA dot (newest; 3.2 has no linear layout for it).
+///
+/// `kWidth` registers along K; 16 lanes along the non-K dim; the other 2
+/// lanes along K, as zeros in v1 (the two lane halves hold the same
+/// values) and as the next `kWidth` block of K in v2/v3; registers
+/// repeating that up to the instruction's K. Then the parent's CTA layout
+/// with its K component zeroed and the registers that became broadcasts
+/// dropped. Everything in `[K, nonK, batch]` order, then fitted.
 pub(crate) fn wmma_dot(
-    _d: &DotOperand,
-    _w: &AmdWmma,
-    _shape: &[u64],
-    _version: TritonVersion,
+    d: &DotOperand,
+    w: &AmdWmma,
+    shape: &[u64],
+    version: TritonVersion,
 ) -> Result<Conversion> {
-    Err(LayoutError::InvalidAttribute {
-        kind: "#ttg.dot_op".into(),
-        message: "WMMA parent not implemented yet".into(),
-    })
+    const KIND: &str = "#ttg.dot_op";
+    if is_legacy(version) {
+        return Ok(Conversion::NoLayout(format!(
+            "Triton {version} has no linear layout for operands of a WMMA dot (it uses the legacy code)"
+        )));
+    }
+    let rank = rank_for(w, shape, version)?;
+    if d.op_idx > 1 {
+        return Err(invalid(
+            KIND,
+            format!(
+                "ttg.dot_op opIdx parameter can be 0 or 1, got: {}",
+                d.op_idx
+            ),
+        ));
+    }
+    if !(1..=3).contains(&w.version) {
+        return Err(assertion(
+            version,
+            "wmmaDotOperandToLinearLayout (LinearLayoutConversions.cpp)",
+            "version >= 1 && version <= 3 && \"unexpected wmma version\"",
+        ));
+    }
+    let k_width = match d.k_width {
+        Some(k) if k != 0 => k,
+        _ => {
+            return Err(invalid(
+                KIND,
+                format!(
+                    "ttg.dot_op kWidth parameter is mandatory for WMMA v{}",
+                    w.version
+                ),
+            ));
+        }
+    };
+    super::amd_mfma::check_pow2(version, "kWidth", &[k_width])?;
+    let dims = standard_dims(rank);
+    let (k_index, non_k_index) = if d.op_idx == 0 {
+        (rank - 1, rank - 2)
+    } else {
+        (rank - 2, rank - 1)
+    };
+    let (dim_k, dim_non_k) = (dims[k_index], dims[non_k_index]);
+    let instr_k = w
+        .instr_shape
+        .as_ref()
+        .and_then(|s| s.get(2).copied())
+        .unwrap_or(16);
+
+    let k_depth = WARP_SIZE / TILE;
+    let mut tile = LinearLayout::identity_1d(k_width, Dim::REGISTER, dim_k)?
+        .product(&LinearLayout::identity_1d(TILE, Dim::LANE, dim_non_k)?)?;
+    tile = if w.version == 1 {
+        tile.product(&LinearLayout::zeros_1d(k_depth, Dim::LANE, dim_k, 1)?)?
+    } else {
+        tile.product(&LinearLayout::identity_1d(k_depth, Dim::LANE, dim_k)?)?
+    };
+    let k_repeat = instr_k / (k_depth * k_width);
+    tile = tile.product(&LinearLayout::identity_1d(k_repeat, Dim::REGISTER, dim_k)?)?;
+
+    // The parent's CTA part with K projected away; then drop the register
+    // bases that became zero.
+    let cta = cta_layout(w, rank, version)?;
+    let k_pos = cta
+        .out_dim_names()
+        .position(|x| x == dim_k)
+        .unwrap_or(k_index);
+    let mut bases = cta.bases();
+    for (in_dim, vectors) in bases.iter_mut() {
+        for v in vectors.iter_mut() {
+            v[k_pos] = 0;
+        }
+        if *in_dim == Dim::REGISTER {
+            vectors.retain(|v| v.iter().any(|&c| c != 0));
+        }
+    }
+    let cta_names: Vec<Dim> = cta.out_dim_names().collect();
+    let cta = LinearLayout::from_bases(&bases, &cta_names)?;
+
+    // Repetition order: K, non-K, then the batch dim.
+    let mut rep_dims = vec![dim_k, dim_non_k];
+    rep_dims.extend(
+        dims.iter()
+            .copied()
+            .filter(|x| *x != dim_k && *x != dim_non_k),
+    );
+    for &extra in &rep_dims[2..] {
+        tile = tile.product(&LinearLayout::identity_1d(1, Dim::REGISTER, extra)?)?;
+    }
+    let layout = tile
+        .transpose_outs(&rep_dims)?
+        .product(&cta.transpose_outs(&rep_dims)?)?;
+    combine_cta_cga_with_shape(layout, &dot_cga(&w.cga, k_index), shape, version)
+        .map(Conversion::Layout)
+}
+
+/// The operand's CGA (`getCGALayout` of the dot operand): the parent's,
+/// with the CTAs along K broadcasting, since every CTA needs the whole K.
+fn dot_cga(cga: &Option<Cga>, k_index: usize) -> Option<Cga> {
+    match cga {
+        None => None,
+        Some(Cga::Bases(bases)) => Some(Cga::Bases(
+            bases
+                .iter()
+                .map(|b| {
+                    b.iter()
+                        .enumerate()
+                        .map(|(i, &c)| if i == k_index { 0 } else { c })
+                        .collect()
+                })
+                .collect(),
+        )),
+        Some(Cga::Split {
+            ctas_per_cga,
+            cta_split_num,
+            cta_order,
+        }) => {
+            let mut split = cta_split_num.clone();
+            if let Some(s) = split.get_mut(k_index) {
+                *s = 1;
+            }
+            Some(Cga::Split {
+                ctas_per_cga: ctas_per_cga.clone(),
+                cta_split_num: split,
+                cta_order: cta_order.clone(),
+            })
+        }
+    }
 }

@@ -137,7 +137,9 @@ fn fma_dot(
 /// code (`toLinearLayout` returns none).
 fn dot_operand_3_2(d: &DotOperand, shape: &[u64], version: TritonVersion) -> Result<Conversion> {
     match d.parent.as_ref() {
-        Attr::NvidiaMma(m) if m.version_major == 2 && d.k_width == Some(8) => ampere_dot_3_2(d, m, shape, version),
+        Attr::NvidiaMma(m) if m.version_major == 2 && d.k_width == Some(8) => {
+            ampere_dot_3_2(d, m, shape, version)
+        }
         Attr::NvidiaMma(m) => Ok(Conversion::NoLayout(format!(
             "Triton {version} builds linear layouts only for Ampere (MMA v2) dot operands with kWidth = 8 \
              (this one: MMA v{}, kWidth = {})",
@@ -158,7 +160,12 @@ fn dot_operand_3_2(d: &DotOperand, shape: &[u64], version: TritonVersion) -> Res
 /// are only those of the parent not along K (the K warps are absent, not
 /// broadcast), numbered N first; repetitions go along dim1 first for both
 /// operands (so B repeats N before K).
-fn ampere_dot_3_2(d: &DotOperand, m: &NvidiaMma, shape: &[u64], version: TritonVersion) -> Result<Conversion> {
+fn ampere_dot_3_2(
+    d: &DotOperand,
+    m: &NvidiaMma,
+    shape: &[u64],
+    version: TritonVersion,
+) -> Result<Conversion> {
     if shape.len() != 2 {
         return Err(LayoutError::TritonAssertion {
             version: version.to_string(),
@@ -173,7 +180,13 @@ fn ampere_dot_3_2(d: &DotOperand, m: &NvidiaMma, shape: &[u64], version: TritonV
         regs.push([8, 0]);
     }
     regs.push([0, 32]);
-    let orient = |v: &[u64; 2]| -> Vec<u64> { if d.op_idx == 0 { vec![v[0], v[1]] } else { vec![v[1], v[0]] } };
+    let orient = |v: &[u64; 2]| -> Vec<u64> {
+        if d.op_idx == 0 {
+            vec![v[0], v[1]]
+        } else {
+            vec![v[1], v[0]]
+        }
+    };
     let tile = LinearLayout::from_bases(
         &[
             (Dim::REGISTER, regs.iter().map(orient).collect()),

@@ -125,7 +125,11 @@ fn check_release_asserts(m: &NvidiaMma, version: TritonVersion) -> Result<()> {
     let instr = &m.instr_shape;
     if m.version_major == 2 {
         let ok = instr.as_slice() == [16, 8] || instr.as_slice() == [1, 16, 8];
-        return if ok { Ok(()) } else { fail(format!("instrShape == [16, 8] (got {instr:?})")) };
+        return if ok {
+            Ok(())
+        } else {
+            fail(format!("instrShape == [16, 8] (got {instr:?})"))
+        };
     }
     let warps: u64 = m.warps_per_cta.iter().product();
     if m.warps_per_cta.len() != 2 || instr.len() != 3 {
@@ -144,7 +148,11 @@ fn check_release_asserts(m: &NvidiaMma, version: TritonVersion) -> Result<()> {
         matches!(n, 8 | 16 | 32 | 64 | 128 | 256)
     };
     if !n_ok {
-        let list = if version == TritonVersion::V3_1 { "16 || n == 32 || n == 64 || n == 128 || n == 256" } else { "8 || n == 16 || n == 32 || n == 64 || n == 128 || n == 256" };
+        let list = if version == TritonVersion::V3_1 {
+            "16 || n == 32 || n == 64 || n == 128 || n == 256"
+        } else {
+            "8 || n == 16 || n == 32 || n == 64 || n == 128 || n == 256"
+        };
         return fail(format!("n == {list} (got n = {n})"));
     }
     if !matches!(k, 8 | 16 | 32) {

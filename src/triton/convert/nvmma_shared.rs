@@ -1,30 +1,703 @@
 //! `#ttg.nvmma_shared` (newest) and 3.2's leading-offset
 //! `#triton_gpu.shared`: the swizzled layouts wgmma and TMA read.
+//!
+//! Both are built from an 8-row "core matrix" whose rows are XOR-swizzled in
+//! 16-byte vectors (`col ^= vec · ((row / perPhase) mod maxPhase)`), tiled
+//! over the tensor with offset repetitions.
+//!
+//! * Newest (`nvmmaSharedToLinearLayout` / `buildNvmmaSharedLinearLayout`
+//!   in `LinearLayoutConversions.cpp`) sizes everything by the TMA box
+//!   (`getTMABlockShape`, Tiled mode): the tile is grown to the box collapsed
+//!   to 2-D, reshaped (row-major) to the N-D box, and only then repeated over
+//!   the shape per CTA.
+//! * 3.2 (`sharedToLinearLayoutLeadingOffset`) grows one 8-row tile over the
+//!   whole shape directly, rows first.
+//!
+//! For 2-D shapes whose box is the whole per-CTA shape the two agree.
 
 use super::Conversion;
+use super::cga::{combine_cta_cga_with_shape, shape_per_cta};
+use crate::dim::Dim;
 use crate::error::{LayoutError, Result};
+use crate::layout::LinearLayout;
 use crate::triton::attr::{NvmmaShared, SwizzledShared};
 use crate::triton::version::TritonVersion;
+use crate::utils;
 
-pub(crate) fn nvmma_shared(
-    _n: &NvmmaShared,
-    _shape: &[u64],
-    _version: TritonVersion,
-) -> Result<Conversion> {
-    Err(LayoutError::InvalidAttribute {
-        kind: "#ttg.nvmma_shared".into(),
-        message: "not implemented yet".into(),
-    })
+const NVMMA_KIND: &str = "#ttg.nvmma_shared";
+const LEADING_KIND: &str = "#triton_gpu.shared";
+
+fn abort(version: TritonVersion, site: &str, message: String) -> LayoutError {
+    LayoutError::TritonAssertion {
+        version: version.to_string(),
+        site: site.into(),
+        message,
+    }
 }
 
-pub(crate) fn leading_offset_shared(
-    _s: &SwizzledShared,
-    _shape: &[u64],
-    _version: TritonVersion,
-    _elem_bits: Option<u64>,
+fn invalid(kind: &str, message: String) -> LayoutError {
+    LayoutError::InvalidAttribute {
+        kind: kind.into(),
+        message,
+    }
+}
+
+/// The standard dims paired with `sizes`, in the order `dims` lists them.
+fn pairs(dims: &[usize], sizes: &[u64]) -> Vec<(Dim, u64)> {
+    dims.iter().map(|&d| (Dim::standard(d), sizes[d])).collect()
+}
+
+// ---------------------------------------------------------------------------
+// Newest: #ttg.nvmma_shared
+// ---------------------------------------------------------------------------
+
+/// Newest `NVMMASharedEncodingAttr::get{Vec,PerPhase,MaxPhase}`: all 1 when
+/// the layout is not swizzled.
+fn swizzle_params(n: &NvmmaShared) -> (u64, u64, u64) {
+    let swizzle = n.swizzling_byte_width;
+    match 128u64.checked_div(swizzle) {
+        None => (1, 1, 1),
+        Some(per_phase) => (128 / n.element_bit_width, per_phase, swizzle / 16),
+    }
+}
+
+/// `getTMABlockShape` in Tiled mode with `packedSize = true`: the box one TMA
+/// message moves. Every dim is clamped to 256, and with a swizzle the
+/// contiguous dim (the last, or dim 0 when transposed) becomes exactly the
+/// swizzle width in elements. fp4-padded tensors are measured in padded
+/// elements (twice the packed count) and converted back at the end.
+fn tma_block_shape(
+    n: &NvmmaShared,
+    shape_per_cta: &[u64],
+    version: TritonVersion,
+) -> Result<Vec<u64>> {
+    let mut block = shape_per_cta.to_vec();
+    let contig = if n.transposed { 0 } else { block.len() - 1 };
+    if n.fp4_padded {
+        block[contig] *= 2;
+    }
+    for size in &mut block {
+        *size = (*size).min(256);
+    }
+    if n.swizzling_byte_width != 0 {
+        let contig_size = 8 * n.swizzling_byte_width / n.element_bit_width;
+        if block[contig] < contig_size {
+            return Err(abort(
+                version,
+                "getTMABlockShape (Dialect.cpp)",
+                format!(
+                    "getTMABlockShape failed: invalid block shape for TMA operation. (block shape along the \
+                     contiguous dimension {contig} is too small for the swizzle byte size {} in an \
+                     NVMMASharedLayout, got {} but expected at least {contig_size})",
+                    n.swizzling_byte_width, block[contig]
+                ),
+            ));
+        }
+        block[contig] = contig_size;
+    }
+    if n.fp4_padded {
+        block[contig] /= 2;
+    }
+    Ok(block)
+}
+
+/// `getCoreMatrixLinearLayout`: 8 rows × `8·max(16, swizzle)/bits` columns
+/// with out-dims `(dim0 = row, dim1 = col)` and sizes inferred from the bases.
+/// With fp4 padding each group of 16 (padded) columns holds 8 real ones, and
+/// the padded 8 map onto the same coordinates as the real 8.
+fn core_matrix(n: &NvmmaShared) -> Result<LinearLayout> {
+    let (vec, per_phase, max_phase) = swizzle_params(n);
+    let tile_rows = 8u64;
+    let tile_cols = 8 * n.swizzling_byte_width.max(16) / n.element_bit_width;
+    let pack = |c: u64| if n.fp4_padded { c / 16 * 8 + c % 8 } else { c };
+    let mut bases: Vec<Vec<u64>> = Vec::new();
+    let mut col = 1;
+    while col < tile_cols {
+        bases.push(vec![0, pack(col)]);
+        col *= 2;
+    }
+    let mut row = 1;
+    while row < tile_rows {
+        bases.push(vec![row, pack(vec * ((row / per_phase) % max_phase))]);
+        row *= 2;
+    }
+    LinearLayout::from_bases(
+        &[(Dim::OFFSET, bases)],
+        &[Dim::standard(0), Dim::standard(1)],
+    )
+}
+
+/// `[rank-1, 0, 1, …, rank-2]`: the permutation `transposeLinearLayout` gets
+/// for transposed layouts.
+fn transposed_order(rank: usize) -> Vec<usize> {
+    std::iter::once(rank - 1).chain(0..rank - 1).collect()
+}
+
+/// The layout the newest Triton (the 3.9.0 wheel) builds for
+/// `#ttg.nvmma_shared` on a tensor (allocation) of `shape`.
+///
+/// Fails where the wheel aborts: `getTMABlockShape failed` when the
+/// contiguous dim holds fewer bytes than the swizzle, `Illegal shared
+/// layout` when the box collapsed to 2-D is smaller than the core matrix
+/// (fewer than 8 rows), and `Assertion rank >= 2` for a swizzled rank-1
+/// tensor. `version` only selects the `ensureLayoutNotLargerThan` used by
+/// the final CGA step; the recipe itself is the newest one.
+pub(crate) fn nvmma_shared(
+    n: &NvmmaShared,
+    shape: &[u64],
+    version: TritonVersion,
 ) -> Result<Conversion> {
-    Err(LayoutError::InvalidAttribute {
-        kind: "#triton_gpu.shared".into(),
-        message: "not implemented yet".into(),
-    })
+    const SITE: &str = "buildNvmmaSharedLinearLayout (LinearLayoutConversions.cpp)";
+    let rank = shape.len();
+    if rank == 0 {
+        return Err(invalid(NVMMA_KIND, "a shape needs at least one dim".into()));
+    }
+    if n.element_bit_width == 0 {
+        return Err(invalid(
+            NVMMA_KIND,
+            "elementBitWidth must be non-zero".into(),
+        ));
+    }
+    if ![0, 32, 64, 128].contains(&n.swizzling_byte_width) {
+        return Err(invalid(
+            NVMMA_KIND,
+            "swizzlingByteWidth must be 0, 32, 64, or 128".into(),
+        ));
+    }
+    let per_cta = shape_per_cta(&n.cga, shape)?;
+    let tma = tma_block_shape(n, &per_cta, version)?;
+    // `buildNvmmaSharedLinearLayout` fails on a box that is not a power of
+    // two (odd element widths), and the caller turns that into a fatal error.
+    if let Some(&bad) = tma.iter().find(|&&s| !s.is_power_of_two()) {
+        return Err(abort(
+            version,
+            SITE,
+            format!(
+                "Illegal shared layout (the TMA block shape {tma:?} has a size {bad} that is not a power of two)"
+            ),
+        ));
+    }
+    let all_dims: Vec<usize> = (0..rank).collect();
+
+    if n.swizzling_byte_width == 0 {
+        // A row-major identity over the box (the last dim fastest), built
+        // with its out-dims in reverse order. For `transposed`, the 3.9.0
+        // wheel's results are those of the swizzled path's treatment (rotate
+        // the box, then `transposeLinearLayout`) applied to this layout.
+        // (Inferred from the recorded 3.9.0 results: the source copies read
+        // ignore `transposed` here.) `transposeLinearLayout` permutes basis
+        // components by *position*, and this layout's out-dims are
+        // `dim{rank-1} … dim0`. For rank 2 that is the intended transpose.
+        // For rank 3 and up the dims come out permuted and with the wrong
+        // sizes, and the steps below repair that with zero and extra bases.
+        let mut box_shape = tma.clone();
+        if n.transposed {
+            box_shape.rotate_left(1);
+        }
+        let mut layout = LinearLayout::empty();
+        for d in (0..rank).rev() {
+            layout = layout.product(&LinearLayout::identity_1d(
+                box_shape[d],
+                Dim::OFFSET,
+                Dim::standard(d),
+            )?)?;
+        }
+        if n.transposed {
+            layout = utils::transpose_linear_layout(&layout, &transposed_order(rank))?;
+        }
+        let layout = utils::ensure_layout_not_smaller_than(&layout, &pairs(&all_dims, &per_cta))?;
+        return combine_cta_cga_with_shape(layout, &n.cga, shape, version).map(Conversion::Layout);
+    }
+    if rank < 2 {
+        return Err(abort(
+            version,
+            SITE,
+            "Assertion `rank >= 2' failed (a swizzled nvmma_shared layout needs at least 2 dims)"
+                .into(),
+        ));
+    }
+
+    // Collapse the box to 2-D: (all outer dims, the last dim); transposed
+    // layouts swap the two, so the contiguous dim 0 comes out as columns.
+    let outer: u64 = tma[..rank - 1].iter().product();
+    let mut collapsed = [outer, tma[rank - 1]];
+    if n.transposed {
+        collapsed.swap(0, 1);
+    }
+
+    let tile = core_matrix(n)?;
+    let tile_rows = tile.out_dim_size(Dim::standard(0))?;
+    let tile_cols = tile.out_dim_size(Dim::standard(1))?;
+    let packing = if n.fp4_padded { 2 } else { 1 };
+    if collapsed[1] * packing < tile_cols || collapsed[0] < tile_rows {
+        return Err(abort(
+            version,
+            SITE,
+            format!(
+                "Illegal shared layout (expected collapsed shapePerCTA to be at least [{tile_rows}, {}], \
+                 collapsedTmaShape: [{}, {}])",
+                tile_cols / packing,
+                collapsed[0],
+                collapsed[1]
+            ),
+        ));
+    }
+    let layout = utils::ensure_layout_not_smaller_than(
+        &tile,
+        &[
+            (Dim::standard(0), collapsed[0]),
+            (Dim::standard(1), collapsed[1]),
+        ],
+    )?;
+
+    // Reshape (row-major) to the N-D box; a transposed layout is reshaped to
+    // the box with dim 0 moved innermost and then rotated back.
+    let mut box_shape = tma.clone();
+    if n.transposed {
+        box_shape.rotate_left(1);
+    }
+    let box_total: u128 = box_shape.iter().map(|&s| s as u128).product();
+    if layout.total_out_dim_size() != box_total {
+        return Err(abort(
+            version,
+            SITE,
+            format!(
+                "Illegal shared layout (the core-matrix tiling covers {} elements, the TMA box {box_total})",
+                layout.total_out_dim_size()
+            ),
+        ));
+    }
+    let mut layout = utils::reshape_layout(&layout, &box_shape)?;
+    if n.transposed {
+        layout = utils::transpose_linear_layout(&layout, &transposed_order(rank))?;
+    }
+    // Out-dims are now dim0 … dim{rank-1}: further box repetitions go along
+    // dim 0 first.
+    let layout = utils::ensure_layout_not_smaller_than(&layout, &pairs(&all_dims, &per_cta))?;
+    combine_cta_cga_with_shape(layout, &n.cga, shape, version).map(Conversion::Layout)
+}
+
+// ---------------------------------------------------------------------------
+// 3.2: #triton_gpu.shared<{..., hasLeadingOffset = true}>
+// ---------------------------------------------------------------------------
+
+/// The layout 3.2 builds for a `#triton_gpu.shared` with
+/// `hasLeadingOffset = true` (`sharedToLinearLayoutLeadingOffset`), which
+/// needs the element bit width.
+///
+/// * Rank 1 is an identity over the whole dim.
+/// * `(perPhase, maxPhase)` must be (4, 2), (2, 4) or (1, 8): a 32, 64 or
+///   128-byte swizzle (`llvm_unreachable` otherwise).
+/// * The tile is 8 rows × `8·swizzleBytes/elemBitWidth` columns; a shape
+///   smaller than it along the row (`order[1]`) or column (`order[0]`) dim is
+///   refused (`report_fatal_error("Illegal shared layout")`, added by PR
+///   #4731 after issue #4727).
+/// * `vec` must equal `128/elemBitWidth` (fatal otherwise).
+/// * Tile rows are swizzled by `vec · ((row / perPhase) mod maxPhase)`,
+///   without the `mod numCols` of the plain swizzled layout; further dims
+///   (`order[2…]`) are identities over the whole shape; then
+///   `combineCtaCgaWithShape` repeats the tile down all rows first, then
+///   across column chunks.
+///
+/// The rules are those of the 3.2.0 wheel (whose `libtriton` carries the
+/// three messages); they are applied whatever `version` is, which only picks
+/// the CGA step's `ensureLayoutNotLargerThan`.
+pub(crate) fn leading_offset_shared(
+    s: &SwizzledShared,
+    shape: &[u64],
+    version: TritonVersion,
+    elem_bits: Option<u64>,
+) -> Result<Conversion> {
+    const SITE: &str = "sharedToLinearLayoutLeadingOffset (LinearLayoutConversions.cpp)";
+    let Some(bits) = elem_bits else {
+        return Err(invalid(
+            LEADING_KIND,
+            "a shared layout with hasLeadingOffset = true needs the element bit width \
+             (toLinearLayout's elemBitWidth): give the tensor's element type"
+                .into(),
+        ));
+    };
+    if bits == 0 {
+        return Err(invalid(
+            LEADING_KIND,
+            "the element bit width must be non-zero".into(),
+        ));
+    }
+    let rank = shape.len();
+    if rank == 0 {
+        return Err(invalid(
+            LEADING_KIND,
+            "a shape needs at least one dim".into(),
+        ));
+    }
+    if s.order.len() != rank {
+        return Err(invalid(
+            LEADING_KIND,
+            format!("order has {} entries, the shape {rank}", s.order.len()),
+        ));
+    }
+    if rank == 1 {
+        let cta = LinearLayout::identity_1d(shape[0], Dim::OFFSET, Dim::standard(0))?;
+        return combine_cta_cga_with_shape(cta, &s.cga, shape, version).map(Conversion::Layout);
+    }
+    let tile_width_bytes = match (s.per_phase, s.max_phase) {
+        (4, 2) => 32,
+        (2, 4) => 64,
+        (1, 8) => 128,
+        (p, m) => {
+            return Err(abort(
+                version,
+                SITE,
+                format!(
+                    "Illegal shared encoding.  If hasLeadingOffset is true, then (perPhase, maxPhase) must be \
+                     either (4,2), (2,4), or (1,8), but they are ({p},{m})"
+                ),
+            ));
+        }
+    };
+    let (col_dim, row_dim) = (s.order[0], s.order[1]);
+    let tile_rows = 8u64;
+    let tile_cols = 8 * tile_width_bytes / bits;
+    if shape[col_dim] < tile_cols || shape[row_dim] < tile_rows {
+        // PR #4731 (for issue #4727) made this a fatal error instead of an
+        // assertion deep inside the layout algebra.
+        return Err(abort(
+            version,
+            SITE,
+            format!(
+                "Illegal shared layout; expected shape to be at least [{tile_rows}, {tile_cols}], shape: [{}, {}] \
+                 (the fatal error PR #4731 added for issue #4727)",
+                shape[row_dim], shape[col_dim]
+            ),
+        ));
+    }
+    let vec = 128 / bits;
+    if vec != s.vec {
+        return Err(abort(
+            version,
+            SITE,
+            format!(
+                "Illegal shared layout; expected `vec` to be {vec}, but it is {}",
+                s.vec
+            ),
+        ));
+    }
+    // Triton counts the bits with a floored log2.
+    let log2 = |x: u64| if x == 0 { 0 } else { 63 - x.leading_zeros() };
+    let mut bases: Vec<Vec<u64>> = Vec::new();
+    for i in 0..log2(tile_cols) {
+        bases.push(vec![0, 1 << i]);
+    }
+    for i in 0..log2(tile_rows) {
+        let row = 1u64 << i;
+        bases.push(vec![row, vec * ((row / s.per_phase) % s.max_phase)]);
+    }
+    let mut tile = LinearLayout::from_bases(
+        &[(Dim::OFFSET, bases)],
+        &[Dim::standard(row_dim), Dim::standard(col_dim)],
+    )?;
+    for &d in &s.order[2..] {
+        tile = tile.product(&LinearLayout::identity_1d(
+            shape[d],
+            Dim::OFFSET,
+            Dim::standard(d),
+        )?)?;
+    }
+    combine_cta_cga_with_shape(tile, &s.cga, shape, version).map(Conversion::Layout)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::triton::attr::Cga;
+
+    fn nvmma(swizzle: u64, transposed: bool, bits: u64) -> NvmmaShared {
+        NvmmaShared {
+            swizzling_byte_width: swizzle,
+            transposed,
+            element_bit_width: bits,
+            fp4_padded: false,
+            cga: None,
+            rank: None,
+        }
+    }
+
+    fn leading(vec: u64, per_phase: u64, max_phase: u64, order: &[usize]) -> SwizzledShared {
+        SwizzledShared {
+            vec,
+            per_phase,
+            max_phase,
+            order: order.to_vec(),
+            cga: None,
+            has_leading_offset: Some(true),
+        }
+    }
+
+    fn offsets(c: Conversion) -> Vec<Vec<u64>> {
+        let l = c.layout().expect("a layout");
+        l.bases()
+            .into_iter()
+            .find(|(d, _)| *d == Dim::OFFSET)
+            .map(|(_, v)| v)
+            .unwrap_or_default()
+    }
+
+    fn v(bases: &[[u64; 2]]) -> Vec<Vec<u64>> {
+        bases.iter().map(|b| b.to_vec()).collect()
+    }
+
+    const NEWEST: TritonVersion = TritonVersion::Newest;
+
+    #[test]
+    fn e8_newest_16_bit_on_16x64() {
+        let e128 = v(&[
+            [0, 1],
+            [0, 2],
+            [0, 4],
+            [0, 8],
+            [0, 16],
+            [0, 32],
+            [1, 8],
+            [2, 16],
+            [4, 32],
+            [8, 0],
+        ]);
+        let e64 = v(&[
+            [0, 1],
+            [0, 2],
+            [0, 4],
+            [0, 8],
+            [0, 16],
+            [1, 0],
+            [2, 8],
+            [4, 16],
+            [8, 0],
+            [0, 32],
+        ]);
+        let e32 = v(&[
+            [0, 1],
+            [0, 2],
+            [0, 4],
+            [0, 8],
+            [1, 0],
+            [2, 0],
+            [4, 8],
+            [8, 0],
+            [0, 16],
+            [0, 32],
+        ]);
+        for (swizzle, want) in [(128, e128), (64, e64), (32, e32)] {
+            let got = offsets(nvmma_shared(&nvmma(swizzle, false, 16), &[16, 64], NEWEST).unwrap());
+            assert_eq!(got, want, "{swizzle} B");
+        }
+    }
+
+    #[test]
+    fn e8_newest_128b_transposed_on_64x16() {
+        let want = v(&[
+            [1, 0],
+            [2, 0],
+            [4, 0],
+            [8, 0],
+            [16, 0],
+            [32, 0],
+            [8, 1],
+            [16, 2],
+            [32, 4],
+            [0, 8],
+        ]);
+        let got = offsets(nvmma_shared(&nvmma(128, true, 16), &[64, 16], NEWEST).unwrap());
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn leading_offset_matches_newest_nvmma_in_2d() {
+        // (swizzle, perPhase, maxPhase); vec = 128 / bits.
+        for (swizzle, per_phase, max_phase) in [(128, 1, 8), (64, 2, 4), (32, 4, 2)] {
+            for bits in [8u64, 16, 32] {
+                let vec = 128 / bits;
+                let tile_cols = 8 * swizzle / bits;
+                for rows in [8u64, 16, 64, 256] {
+                    for cols in [tile_cols, 2 * tile_cols, 4 * tile_cols] {
+                        let old = leading(vec, per_phase, max_phase, &[1, 0]);
+                        let a = leading_offset_shared(
+                            &old,
+                            &[rows, cols],
+                            TritonVersion::V3_2,
+                            Some(bits),
+                        )
+                        .unwrap();
+                        let b = nvmma_shared(&nvmma(swizzle, false, bits), &[rows, cols], NEWEST)
+                            .unwrap();
+                        assert_eq!(a, b, "{swizzle} B, {bits} bits, [{rows}, {cols}]");
+                        let old_t = leading(vec, per_phase, max_phase, &[0, 1]);
+                        let a = leading_offset_shared(
+                            &old_t,
+                            &[cols, rows],
+                            TritonVersion::V3_2,
+                            Some(bits),
+                        )
+                        .unwrap();
+                        let b = nvmma_shared(&nvmma(swizzle, true, bits), &[cols, rows], NEWEST)
+                            .unwrap();
+                        assert_eq!(
+                            a, b,
+                            "transposed {swizzle} B, {bits} bits, [{cols}, {rows}]"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn leading_offset_and_newest_differ_past_256_rows_when_transposed() {
+        // Newest caps the TMA box at 256 rows and then repeats it along
+        // dim 0 (the contiguous dim) before dim 1; 3.2 repeats rows first.
+        let old = leading(8, 1, 8, &[0, 1]);
+        let a = offsets(
+            leading_offset_shared(&old, &[128, 512], TritonVersion::V3_2, Some(16)).unwrap(),
+        );
+        let b = offsets(nvmma_shared(&nvmma(128, true, 16), &[128, 512], NEWEST).unwrap());
+        assert_eq!(&a[..14], &b[..14]);
+        assert_eq!(&a[14..], &v(&[[0, 256], [64, 0]])[..]);
+        assert_eq!(&b[14..], &v(&[[64, 0], [0, 256]])[..]);
+    }
+
+    #[test]
+    fn newest_swizzle_0_transposed_rank_3_permutes_sizes() {
+        // Recorded from the 3.9.0 wheel: `transposeLinearLayout` on the
+        // reverse-ordered identity sends the box's sizes to the wrong dims;
+        // the oversized dim gets a zero basis, the short one a late repeat.
+        let mut n = nvmma(0, true, 8);
+        n.rank = Some(3);
+        let got: Vec<Vec<u64>> = offsets(nvmma_shared(&n, &[8, 16, 8], NEWEST).unwrap());
+        let want: Vec<Vec<u64>> = [
+            [0, 1, 0],
+            [0, 2, 0],
+            [0, 4, 0],
+            [1, 0, 0],
+            [2, 0, 0],
+            [4, 0, 0],
+            [0, 0, 1],
+            [0, 0, 2],
+            [0, 0, 4],
+            [0, 0, 0],
+            [0, 8, 0],
+        ]
+        .iter()
+        .map(|b| b.to_vec())
+        .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn leading_offset_e8_examples() {
+        let e128 = v(&[
+            [0, 1],
+            [0, 2],
+            [0, 4],
+            [0, 8],
+            [0, 16],
+            [0, 32],
+            [1, 8],
+            [2, 16],
+            [4, 32],
+            [8, 0],
+        ]);
+        let got = offsets(
+            leading_offset_shared(
+                &leading(8, 1, 8, &[1, 0]),
+                &[16, 64],
+                TritonVersion::V3_2,
+                Some(16),
+            )
+            .unwrap(),
+        );
+        assert_eq!(got, e128);
+        let want = v(&[
+            [1, 0],
+            [2, 0],
+            [4, 0],
+            [8, 0],
+            [16, 0],
+            [32, 0],
+            [8, 1],
+            [16, 2],
+            [32, 4],
+            [0, 8],
+        ]);
+        let got = offsets(
+            leading_offset_shared(
+                &leading(8, 1, 8, &[0, 1]),
+                &[64, 16],
+                TritonVersion::V3_2,
+                Some(16),
+            )
+            .unwrap(),
+        );
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn leading_offset_refusals() {
+        let s = leading(8, 1, 8, &[1, 0]);
+        // No element width.
+        assert!(leading_offset_shared(&s, &[16, 64], TritonVersion::V3_2, None).is_err());
+        // Issue #4727: fewer than 8 rows, or fewer columns than the tile.
+        assert!(leading_offset_shared(&s, &[4, 64], TritonVersion::V3_2, Some(16)).is_err());
+        assert!(leading_offset_shared(&s, &[16, 32], TritonVersion::V3_2, Some(16)).is_err());
+        // Wrong vec, wrong phases.
+        assert!(
+            leading_offset_shared(
+                &leading(4, 1, 8, &[1, 0]),
+                &[16, 64],
+                TritonVersion::V3_2,
+                Some(16)
+            )
+            .is_err()
+        );
+        assert!(
+            leading_offset_shared(
+                &leading(8, 1, 4, &[1, 0]),
+                &[16, 64],
+                TritonVersion::V3_2,
+                Some(16)
+            )
+            .is_err()
+        );
+        // Rank 1 is an identity whatever the parameters.
+        let one = leading(1, 1, 1, &[0]);
+        assert_eq!(
+            offsets(leading_offset_shared(&one, &[8], TritonVersion::V3_2, Some(16)).unwrap()),
+            vec![vec![1], vec![2], vec![4]]
+        );
+    }
+
+    #[test]
+    fn newest_refusals() {
+        // Contiguous dim narrower than the swizzle.
+        assert!(nvmma_shared(&nvmma(128, false, 16), &[64, 32], NEWEST).is_err());
+        // Fewer than 8 rows.
+        assert!(nvmma_shared(&nvmma(128, false, 16), &[4, 64], NEWEST).is_err());
+        // Rank 1 with a swizzle; without one it converts.
+        let mut one = nvmma(128, false, 8);
+        one.rank = Some(1);
+        assert!(nvmma_shared(&one, &[256], NEWEST).is_err());
+        one.swizzling_byte_width = 0;
+        assert!(nvmma_shared(&one, &[256], NEWEST).is_ok());
+        // Per CTA: [8, 64] split over 2 CTAs along dim 0 leaves 4 rows.
+        let mut cga = nvmma(128, false, 16);
+        cga.cga = Some(Cga::Bases(vec![vec![1, 0]]));
+        assert!(nvmma_shared(&cga, &[8, 64], NEWEST).is_err());
+        assert!(nvmma_shared(&cga, &[16, 64], NEWEST).is_ok());
+    }
+
+    #[test]
+    fn fp4_padded_inserts_a_zero_basis() {
+        let mut n = nvmma(128, false, 8);
+        n.fp4_padded = true;
+        let got = offsets(nvmma_shared(&n, &[8, 64], NEWEST).unwrap());
+        assert_eq!(&got[..5], &v(&[[0, 1], [0, 2], [0, 4], [0, 0], [0, 8]])[..]);
+    }
 }

@@ -16,8 +16,12 @@ pub(crate) fn slice(
     version: TritonVersion,
     elem_bits: Option<u64>,
 ) -> Result<Conversion> {
-    if version <= TritonVersion::V3_2 && matches!(s.parent.as_ref(), crate::triton::attr::Attr::DotOperand(_)) {
-        return Ok(Conversion::NoLayout(format!("Triton {version} has no linear layout for slices of dot operands")));
+    if version <= TritonVersion::V3_2
+        && matches!(s.parent.as_ref(), crate::triton::attr::Attr::DotOperand(_))
+    {
+        return Ok(Conversion::NoLayout(format!(
+            "Triton {version} has no linear layout for slices of dot operands"
+        )));
     }
     let mut parent_shape = shape.to_vec();
     parent_shape.insert(s.dim.min(shape.len()), 1);
