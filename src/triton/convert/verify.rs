@@ -185,6 +185,14 @@ pub(crate) fn verify(attr: &Attr, version: TritonVersion) -> Result<()> {
                     "ttg.dot_op kWidth parameter is not supported when the parent is a blocked layout",
                 )),
                 Attr::Blocked(_) => Ok(()),
+                // 3.2 requires kWidth = 0 for a Hopper parent (its operand A
+                // is then read from registers by legacy code).
+                Attr::NvidiaMma(m) if version <= TritonVersion::V3_2 && m.version_major == 3 => {
+                    if k != 0 {
+                        return Err(invalid("dot_op", "kWidth must be 0 for a Hopper (MMA v3) parent in Triton 3.2"));
+                    }
+                    Ok(())
+                }
                 Attr::NvidiaMma(m) => {
                     if k == 0 {
                         return Err(invalid(
@@ -205,6 +213,10 @@ pub(crate) fn verify(attr: &Attr, version: TritonVersion) -> Result<()> {
                     "ttg.dot_op kWidth parameter is mandatory for MFMA parent",
                 )),
                 Attr::AmdMfma(_) => Ok(()),
+                Attr::AmdWmma(w) if version <= TritonVersion::V3_2 => match (w.version, k) {
+                    (1, 16) | (2, 8) => Ok(()),
+                    _ => Err(invalid("dot_op", "Triton 3.2 requires kWidth 16 for WMMA v1 and 8 for WMMA v2 parents")),
+                },
                 Attr::AmdWmma(w) => match w.version {
                     1 if k != 8 && k != 16 => Err(invalid(
                         "dot_op",
