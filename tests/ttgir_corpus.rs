@@ -12,7 +12,12 @@ fn corpus_dirs() -> Vec<(TritonVersion, PathBuf)> {
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", root.display()))
         .filter_map(|e| {
             let path = e.ok()?.path();
-            let version = path.file_name()?.to_str()?.strip_prefix("triton-")?.parse().ok()?;
+            let version = path
+                .file_name()?
+                .to_str()?
+                .strip_prefix("triton-")?
+                .parse()
+                .ok()?;
             path.is_dir().then_some((version, path))
         })
         .collect();
@@ -26,7 +31,11 @@ fn elem_bits(ty: &str) -> Option<u64> {
     if ty.starts_with("!tt.ptr") {
         return Some(64);
     }
-    let digits: String = ty.chars().skip_while(|c| !c.is_ascii_digit()).take_while(|c| c.is_ascii_digit()).collect();
+    let digits: String = ty
+        .chars()
+        .skip_while(|c| !c.is_ascii_digit())
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
     digits.parse().ok()
 }
 
@@ -37,7 +46,9 @@ fn typed_encodings(text: &str) -> Vec<(Vec<u64>, String, String)> {
     for opener in ["tensor<", "memdesc<"] {
         for (at, _) in text.match_indices(opener) {
             let body = &text[at + opener.len()..];
-            let Some(comma) = body.find(", #") else { continue };
+            let Some(comma) = body.find(", #") else {
+                continue;
+            };
             let dims_and_type = &body[..comma];
             if dims_and_type.contains('<') && !dims_and_type.starts_with("!tt.ptr") {
                 // A nested type we cannot split simply (e.g. pointer tensors).
@@ -47,7 +58,13 @@ fn typed_encodings(text: &str) -> Vec<(Vec<u64>, String, String)> {
             }
             let mut parts: Vec<&str> = dims_and_type.split('x').collect();
             let ty = parts.pop().unwrap_or("").to_string();
-            let Ok(shape) = parts.iter().map(|p| p.parse::<u64>()).collect::<Result<Vec<u64>, _>>() else { continue };
+            let Ok(shape) = parts
+                .iter()
+                .map(|p| p.parse::<u64>())
+                .collect::<Result<Vec<u64>, _>>()
+            else {
+                continue;
+            };
             let enc: String = body[comma + 2..]
                 .chars()
                 .take_while(|&c| c.is_ascii_alphanumeric() || c == '_' || c == '#')
@@ -64,8 +81,14 @@ fn typed_encodings(text: &str) -> Vec<(Vec<u64>, String, String)> {
 fn emitted_ttgir_parses_and_converts() {
     let dirs = corpus_dirs();
     let versions: Vec<TritonVersion> = dirs.iter().map(|d| d.0).collect();
-    assert!(versions.contains(&TritonVersion::V3_2), "no 3.2 corpus under tests/data/ttgir");
-    assert!(versions.contains(&TritonVersion::Newest), "no newest (3.9) corpus under tests/data/ttgir");
+    assert!(
+        versions.contains(&TritonVersion::V3_2),
+        "no 3.2 corpus under tests/data/ttgir"
+    );
+    assert!(
+        versions.contains(&TritonVersion::Newest),
+        "no newest (3.9) corpus under tests/data/ttgir"
+    );
     let (mut files, mut defs_seen, mut conversions) = (0, 0, 0);
     let mut failures = Vec::new();
     for (version, dir) in dirs {
@@ -87,7 +110,9 @@ fn emitted_ttgir_parses_and_converts() {
             };
             defs_seen += defs.len();
             for (shape, ty, enc) in typed_encodings(&text) {
-                let Ok(attr) = parse_attr(&enc, &defs) else { continue };
+                let Ok(attr) = parse_attr(&enc, &defs) else {
+                    continue;
+                };
                 if matches!(attr, Attr::Other { .. }) {
                     continue;
                 }
@@ -102,16 +127,35 @@ fn emitted_ttgir_parses_and_converts() {
                 match to_linear_layout(&attr, shape, version, elem_bits(&ty)) {
                     Ok(Conversion::Layout(l)) => {
                         conversions += 1;
-                        assert_eq!(l.out_dims().map(|x| x.1).collect::<Vec<_>>(), shape, "{}", path.display());
+                        assert_eq!(
+                            l.out_dims().map(|x| x.1).collect::<Vec<_>>(),
+                            shape,
+                            "{}",
+                            path.display()
+                        );
                     }
                     Ok(Conversion::NoLayout(_)) => {}
-                    Err(e) => failures.push(format!("{} ({version}): {enc} on {shape:?} {ty}: {e}", path.display())),
+                    Err(e) => failures.push(format!(
+                        "{} ({version}): {enc} on {shape:?} {ty}: {e}",
+                        path.display()
+                    )),
                 }
             }
         }
     }
     assert!(files >= 20, "only {files} TTGIR files");
-    assert!(defs_seen >= files, "only {defs_seen} attribute definitions in {files} files");
-    assert!(conversions >= files, "only {conversions} conversions in {files} files");
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        defs_seen >= files,
+        "only {defs_seen} attribute definitions in {files} files"
+    );
+    assert!(
+        conversions >= files,
+        "only {conversions} conversions in {files} files"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
