@@ -115,3 +115,157 @@ fn show_without_arguments_shows_the_example() {
             .contains("where out dims are: [dim0 (size 32), dim1 (size 8)]")
     );
 }
+
+const E1: &str = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>";
+
+#[test]
+fn convert_prints_triton_text_json_and_view() {
+    let text = bin()
+        .args(["convert", "--shape", "64x256", E1])
+        .output()
+        .unwrap();
+    assert!(
+        text.status.success(),
+        "{}",
+        String::from_utf8_lossy(&text.stderr)
+    );
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains(" - register=1 -> (0, 1)\n   register=2 -> (0, 2)\n   register=4 -> (0, 4)\n   register=8 -> (0, 64)\n   register=16 -> (0, 128)\n   register=32 -> (32, 0)\n"), "{text}");
+    assert!(text.contains(" - warp=1 -> (4, 0)\n   warp=2 -> (8, 0)\n   warp=4 -> (16, 0)\n - block is a size 1 dimension\n"), "{text}");
+
+    let json = bin()
+        .args(["convert", "--json", "--shape", "16x16", E1])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        json["bases"][1],
+        serde_json::json!(["lane", [[0, 8], [0, 0], [0, 0], [1, 0], [2, 0]]])
+    );
+
+    let view = bin()
+        .args(["convert", "--view", "--shape", "64x256", E1])
+        .output()
+        .unwrap();
+    let view = String::from_utf8(view.stdout).unwrap();
+    // Skip the title and the column-number header.
+    let row = |r: usize| view.lines().skip(2).nth(r).unwrap().to_string();
+    // Row 0: thread 0 holds columns 0..8, thread 1 the next 8; column 64 is
+    // thread 0's register 3 (the first repetition along dim1).
+    let row0 = row(0);
+    let cells: Vec<&str> = row0.split_whitespace().skip(1).collect();
+    assert_eq!(cells.len(), 256);
+    assert_eq!(
+        (cells[0], cells[7], cells[8], cells[64], cells[128]),
+        ("T0:0", "T0:7", "T1:0", "T0:8", "T0:16")
+    );
+    // Row 4 is warp 1 (thread 32); row 32 repeats row 0 in register 5.
+    assert!(row(4).split_whitespace().nth(1) == Some("T32:0"));
+    assert!(row(32).split_whitespace().nth(1) == Some("T0:32"));
+}
+
+#[test]
+fn convert_draws_an_svg() {
+    let path = std::env::temp_dir().join(format!("linear-layout-test-{}.svg", std::process::id()));
+    let out = bin()
+        .args([
+            "convert",
+            "--shape",
+            "16x32",
+            E1,
+            "--svg",
+            path.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let svg = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_file(&path).ok();
+    assert!(svg.starts_with("<svg"));
+    assert_eq!(svg.matches("<rect").count(), 1 + 16 * 32);
+    assert!(
+        svg.contains(">T33:7<"),
+        "thread 33 (warp 1, lane 1) holds row 4, columns 8..16"
+    );
+}
+
+#[test]
+fn convert_rejects_bad_input_clearly() {
+    for (shape, attr, needle) in [
+        ("64x100", E1, "power of two"),
+        ("0x64", E1, "power of two"),
+        ("64", E1, "rank 2"),
+        (
+            "64x64",
+            "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8]}>",
+            "needs `warpsPerCTA`",
+        ),
+        (
+            "64x64",
+            "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 1]}>",
+            "permutation",
+        ),
+        ("64x64", "#mma", "not defined"),
+        (
+            "64x64",
+            "#ttg.blocked<{sizePerThread = [1, 8]",
+            "line 1, column",
+        ),
+        ("64xx", E1, "bad shape"),
+    ] {
+        let out = bin()
+            .args(["convert", "--shape", shape, attr])
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{shape} {attr} should fail");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(needle),
+            "{shape} {attr}: expected `{needle}` in: {err}"
+        );
+    }
+}
+
+#[test]
+fn convert_batch_answers_every_line() {
+    let mut child = bin()
+        .args(["convert", "--batch"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = [
+        format!(r#"{{"attr": "{}", "shape": [16, 16]}}"#, E1.replace('"', "\\\"")),
+        r##"{"attr": "#triton_gpu.dot_op<{opIdx = 0, parent = #triton_gpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>}>", "shape": [16, 16], "triton": "3.2"}"##.to_string(),
+        "garbage".to_string(),
+        r##"{"attr": "#mma", "shape": [64, 64], "triton": "3.2", "defs": "#mma = #triton_gpu.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 24, 16]}>"}"##.to_string(),
+    ]
+    .join("\n");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert!(lines[0].get("ok").is_some());
+    assert!(lines[1]["none"].as_str().unwrap().contains("blocked"));
+    assert_eq!(lines[2]["error"]["kind"], "bad_request");
+    assert_eq!(lines[3]["error"]["kind"], "triton_assertion");
+    assert!(
+        lines[3]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("n == 8 || n == 16")
+    );
+}

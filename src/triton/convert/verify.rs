@@ -189,7 +189,10 @@ pub(crate) fn verify(attr: &Attr, version: TritonVersion) -> Result<()> {
                 // is then read from registers by legacy code).
                 Attr::NvidiaMma(m) if version <= TritonVersion::V3_2 && m.version_major == 3 => {
                     if k != 0 {
-                        return Err(invalid("dot_op", "kWidth must be 0 for a Hopper (MMA v3) parent in Triton 3.2"));
+                        return Err(invalid(
+                            "dot_op",
+                            "kWidth must be 0 for a Hopper (MMA v3) parent in Triton 3.2",
+                        ));
                     }
                     Ok(())
                 }
@@ -215,7 +218,10 @@ pub(crate) fn verify(attr: &Attr, version: TritonVersion) -> Result<()> {
                 Attr::AmdMfma(_) => Ok(()),
                 Attr::AmdWmma(w) if version <= TritonVersion::V3_2 => match (w.version, k) {
                     (1, 16) | (2, 8) => Ok(()),
-                    _ => Err(invalid("dot_op", "Triton 3.2 requires kWidth 16 for WMMA v1 and 8 for WMMA v2 parents")),
+                    _ => Err(invalid(
+                        "dot_op",
+                        "Triton 3.2 requires kWidth 16 for WMMA v1 and 8 for WMMA v2 parents",
+                    )),
                 },
                 Attr::AmdWmma(w) => match w.version {
                     1 if k != 8 && k != 16 => Err(invalid(
