@@ -96,3 +96,23 @@ fn every_recorded_attribute_prints_and_parses_back() {
     }
     assert!(checked >= 3000, "only {checked} attributes parsed");
 }
+
+#[test]
+fn conversions_agree_with_triton_3_2_unit_tests() {
+    let all = cases("triton-3.2-golden.jsonl");
+    assert!(all.len() >= 100, "only {} golden cases", all.len());
+    let failures: Vec<String> = all
+        .iter()
+        .filter_map(|case| {
+            let ours = convert_line(&case["request"].to_string());
+            (!agrees(&ours, &case["expect"])).then(|| format!("{}: ours {ours}", case["name"]))
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} disagree:\n{}",
+        failures.len(),
+        all.len(),
+        failures.join("\n")
+    );
+}

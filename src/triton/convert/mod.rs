@@ -11,6 +11,7 @@ mod amd_wmma;
 mod blocked;
 pub(crate) mod cga;
 mod dot_operand;
+mod legacy_elems;
 mod linear;
 mod nvidia_mma;
 mod nvmma_shared;
@@ -55,7 +56,24 @@ pub fn to_linear_layout(
 ) -> Result<Conversion> {
     check_shape(attr, shape)?;
     verify::verify(attr, version)?;
+    if let Some(reason) = no_layout_in(attr, version) {
+        return Ok(Conversion::NoLayout(reason));
+    }
     convert(attr, shape, version, elem_bits)
+}
+
+/// Attributes a release has no linear layout for at all (3.1 converts only
+/// blocked, NVIDIA MMA and their slices).
+fn no_layout_in(attr: &Attr, version: TritonVersion) -> Option<String> {
+    if version != TritonVersion::V3_1 {
+        return None;
+    }
+    let supported = |a: &Attr| matches!(a, Attr::Blocked(_) | Attr::NvidiaMma(_));
+    let ok = match attr {
+        Attr::Slice(s) => supported(&s.parent) || matches!(s.parent.as_ref(), Attr::Slice(_)),
+        other => supported(other),
+    };
+    (!ok).then(|| format!("Triton 3.1 has no linear layout for `{}`", attr.kind()))
 }
 
 /// The recipes, without the up-front checks (used for nested parents).

@@ -149,6 +149,27 @@ pub(crate) fn nvmma_shared(
 ) -> Result<Conversion> {
     const SITE: &str = "buildNvmmaSharedLinearLayout (LinearLayoutConversions.cpp)";
     let rank = shape.len();
+    // 3.3 still builds the 3.2 leading-offset layout, keyed on the swizzle.
+    if version == TritonVersion::V3_3 && n.swizzling_byte_width > 0 && !n.fp4_padded && rank >= 2 {
+        let (per_phase, max_phase) = match n.swizzling_byte_width {
+            32 => (4, 2),
+            64 => (2, 4),
+            _ => (1, 8),
+        };
+        let mut order: Vec<usize> = (0..rank).rev().collect();
+        if n.transposed {
+            order.swap(0, 1);
+        }
+        let legacy = SwizzledShared {
+            vec: 128 / n.element_bit_width.max(1),
+            per_phase,
+            max_phase,
+            order,
+            cga: n.cga.clone(),
+            has_leading_offset: Some(true),
+        };
+        return leading_offset_shared(&legacy, shape, version, Some(n.element_bit_width));
+    }
     if rank == 0 {
         return Err(invalid(NVMMA_KIND, "a shape needs at least one dim".into()));
     }

@@ -33,6 +33,34 @@ pub(crate) fn slice(
             )));
         }
     };
-    let l = remove_standard_dim(&parent, s.dim)?.remove_zero_bases_along_dim(Dim::REGISTER)?;
+    let mut l = remove_standard_dim(&parent, s.dim)?.remove_zero_bases_along_dim(Dim::REGISTER)?;
+    if version <= TritonVersion::V3_2 {
+        l = pad_registers_3_2(l, s, shape)?;
+    }
     Ok(Conversion::Layout(l))
+}
+
+/// 3.1/3.2 pad the slice's registers with zero (duplicate) bases up to the
+/// legacy `getTotalElemsPerThread`; a smaller legacy count adds nothing.
+fn pad_registers_3_2(
+    l: crate::LinearLayout,
+    s: &Slice,
+    shape: &[u64],
+) -> Result<crate::LinearLayout> {
+    let attr = crate::triton::attr::Attr::Slice(s.clone());
+    let Some(per_dim) = super::legacy_elems::elems_per_thread(&attr, shape) else {
+        return Ok(l);
+    };
+    let want: u64 = per_dim.iter().product();
+    let have = l.in_dim_size(Dim::REGISTER)?;
+    if want <= have {
+        return Ok(l);
+    }
+    let ratio = want / have;
+    l.product(&crate::LinearLayout::zeros_1d(
+        ratio,
+        Dim::REGISTER,
+        Dim::standard(0),
+        1,
+    )?)
 }

@@ -27,8 +27,8 @@ pub(crate) fn swizzled_shared(
         )?;
         return combine_cta_cga_with_shape(cta, &s.cga, shape, version).map(Conversion::Layout);
     }
-    // 3.2 sizes the swizzle by the whole shape, newer releases per CTA.
-    let sizes = if version <= TritonVersion::V3_2 {
+    // Up to 3.3 the swizzle is sized by the whole shape, later per CTA.
+    let sizes = if version <= TritonVersion::V3_3 {
         shape.to_vec()
     } else {
         shape_per_cta(&s.cga, shape)?

@@ -1,0 +1,262 @@
+//! The kernel configurations the finder reasons about.
+
+use crate::triton::TritonVersion;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A kernel pattern (single program, no masks, row-major contiguous inputs,
+/// fp32 accumulation, results cast back to the input dtype).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pattern {
+    /// `C[M,N] = A[M,K] · B[K,N]`.
+    Dot,
+    /// `P = A·B` cast to dtype; `O[M,X] = P · C[N,X]` (P is operand A).
+    ChainA,
+    /// `P = A·B` cast to dtype; `O[X,N] = D[X,M] · P` (P is operand B; FLA's
+    /// shape).
+    ChainB,
+    /// triton #5882: M = XBLOCK, N = YBLOCK, K = R0_BLOCK; a K loop over 8192
+    /// with 3-D loads reshaped and transposed into a dot.
+    #[serde(rename = "inductor-3d")]
+    Inductor3d,
+}
+
+impl Pattern {
+    /// Every pattern.
+    pub const ALL: [Pattern; 4] = [Pattern::Dot, Pattern::ChainA, Pattern::ChainB, Pattern::Inductor3d];
+
+    /// Whether the pattern chains two dots (and so takes `x`).
+    pub fn is_chain(self) -> bool {
+        matches!(self, Pattern::ChainA | Pattern::ChainB)
+    }
+
+    /// The pattern's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pattern::Dot => "dot",
+            Pattern::ChainA => "chain-a",
+            Pattern::ChainB => "chain-b",
+            Pattern::Inductor3d => "inductor-3d",
+        }
+    }
+}
+
+impl std::str::FromStr for Pattern {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Pattern::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| format!("unknown pattern `{s}`; expected dot, chain-a, chain-b or inductor-3d"))
+    }
+}
+
+/// An element type, in Triton's spelling.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Dtype {
+    /// `fp16`.
+    Fp16,
+    /// `bf16`.
+    Bf16,
+    /// `fp32` (dots use tf32).
+    Fp32,
+    /// `fp8e4nv` (Hopper only).
+    Fp8e4nv,
+}
+
+impl Dtype {
+    /// Every dtype.
+    pub const ALL: [Dtype; 4] = [Dtype::Fp16, Dtype::Bf16, Dtype::Fp32, Dtype::Fp8e4nv];
+
+    /// Bits per element.
+    pub fn bits(self) -> u64 {
+        match self {
+            Dtype::Fp16 | Dtype::Bf16 => 16,
+            Dtype::Fp32 => 32,
+            Dtype::Fp8e4nv => 8,
+        }
+    }
+
+    /// Triton's spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dtype::Fp16 => "fp16",
+            Dtype::Bf16 => "bf16",
+            Dtype::Fp32 => "fp32",
+            Dtype::Fp8e4nv => "fp8e4nv",
+        }
+    }
+
+    /// The MLIR element type.
+    pub fn mlir(self) -> &'static str {
+        match self {
+            Dtype::Fp16 => "f16",
+            Dtype::Bf16 => "bf16",
+            Dtype::Fp32 => "f32",
+            Dtype::Fp8e4nv => "f8E4M3FN",
+        }
+    }
+
+    /// The torch dtype.
+    pub fn torch(self) -> &'static str {
+        match self {
+            Dtype::Fp16 => "float16",
+            Dtype::Bf16 => "bfloat16",
+            Dtype::Fp32 => "float32",
+            Dtype::Fp8e4nv => "float8_e4m3fn",
+        }
+    }
+}
+
+impl std::str::FromStr for Dtype {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Dtype::ALL
+            .into_iter()
+            .find(|d| d.name() == s)
+            .ok_or_else(|| format!("unknown dtype `{s}`; expected fp16, bf16, fp32 or fp8e4nv"))
+    }
+}
+
+/// A GPU architecture.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Arch {
+    /// Ampere A100.
+    Sm80,
+    /// Ampere consumer parts.
+    Sm86,
+    /// Hopper.
+    Sm90,
+}
+
+impl Arch {
+    /// Every architecture.
+    pub const ALL: [Arch; 3] = [Arch::Sm80, Arch::Sm86, Arch::Sm90];
+
+    /// The compute capability.
+    pub fn capability(self) -> u32 {
+        match self {
+            Arch::Sm80 => 80,
+            Arch::Sm86 => 86,
+            Arch::Sm90 => 90,
+        }
+    }
+
+    /// The name (`sm90`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Arch::Sm80 => "sm80",
+            Arch::Sm86 => "sm86",
+            Arch::Sm90 => "sm90",
+        }
+    }
+}
+
+impl std::str::FromStr for Arch {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Arch::ALL.into_iter().find(|a| a.name() == s).ok_or_else(|| format!("unknown arch `{s}`; expected sm80, sm86 or sm90"))
+    }
+}
+
+/// One configuration: a pattern at given sizes, dtype, launch options, arch
+/// and Triton release.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// The kernel pattern.
+    pub pattern: Pattern,
+    /// Block size M.
+    pub m: u64,
+    /// Block size N.
+    pub n: u64,
+    /// Block size K.
+    pub k: u64,
+    /// The chain patterns' second dot size.
+    #[serde(default)]
+    pub x: Option<u64>,
+    /// Element type.
+    pub dtype: Dtype,
+    /// Warps per program.
+    pub num_warps: u64,
+    /// Software pipelining stages.
+    pub num_stages: u64,
+    /// Target.
+    pub arch: Arch,
+    /// Release.
+    #[serde(with = "version_serde")]
+    pub triton: TritonVersion,
+}
+
+/// Why a configuration is impossible.
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+#[error("invalid configuration: {0}")]
+pub struct ConfigError(pub String);
+
+impl Config {
+    /// Checks that the parameters are in the space the finder models.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |m: String| Err(ConfigError(m));
+        for (name, v) in [("m", self.m), ("n", self.n), ("k", self.k)] {
+            if !v.is_power_of_two() || !(16..=1024).contains(&v) {
+                return bad(format!("{name} = {v} must be a power of two between 16 and 1024"));
+            }
+        }
+        match (self.pattern.is_chain(), self.x) {
+            (true, None) => return bad(format!("pattern {} needs x", self.pattern.name())),
+            (true, Some(x)) if !x.is_power_of_two() || !(16..=1024).contains(&x) => {
+                return bad(format!("x = {x} must be a power of two between 16 and 1024"));
+            }
+            (false, Some(x)) => return bad(format!("pattern {} takes no x (got {x})", self.pattern.name())),
+            _ => {}
+        }
+        if !matches!(self.num_warps, 1 | 2 | 4 | 8 | 16 | 32) {
+            return bad(format!("num_warps = {} must be 1, 2, 4, 8, 16 or 32", self.num_warps));
+        }
+        if !(1..=4).contains(&self.num_stages) {
+            return bad(format!("num_stages = {} must be 1, 2, 3 or 4", self.num_stages));
+        }
+        Ok(())
+    }
+
+    /// The number of elements the kernel's tiles hold (for ranking repros).
+    pub fn elements(&self) -> u64 {
+        let base = self.m * self.k + self.k * self.n + self.m * self.n;
+        base + self.x.map_or(0, |x| x * self.n + x * self.m)
+    }
+}
+
+impl fmt::Display for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} m={} n={} k={}", self.pattern.name(), self.m, self.n, self.k)?;
+        if let Some(x) = self.x {
+            write!(f, " x={x}")?;
+        }
+        write!(
+            f,
+            " {} warps={} stages={} {} triton={}",
+            self.dtype.name(),
+            self.num_warps,
+            self.num_stages,
+            self.arch.name(),
+            self.triton
+        )
+    }
+}
+
+mod version_serde {
+    use crate::triton::TritonVersion;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &TritonVersion, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&v.to_string())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<TritonVersion, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
