@@ -261,3 +261,26 @@ proptest! {
         }
     }
 }
+
+/// Found by the `parse` fuzz target: dim names that look like the text
+/// format's own punctuation still round-trip.
+#[test]
+fn text_round_trips_awkward_dim_names() {
+    for (a, b, out) in [
+        ("- n:e", "register", "dim;"),
+        ("a=b", "x -> y", "o, p"),
+        ("", "lane", "(q)"),
+    ] {
+        let l = LinearLayout::from_bases_with_sizes(
+            &[
+                (dim(a), vec![vec![0, 1], vec![0, 2]]),
+                (dim(b), vec![vec![2, 0], vec![2, 0]]),
+            ],
+            &[(dim(out), 4), (dim("dim1"), 4)],
+            false,
+        )
+        .unwrap();
+        let text = l.to_string();
+        assert_eq!(text.parse::<LinearLayout>().unwrap(), l, "{text}");
+    }
+}

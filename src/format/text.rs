@@ -8,6 +8,10 @@
 //! where out dims are: [dim0 (size 2), dim1 (size 4)]
 //! ```
 //!
+//! Dim names containing line breaks, surrounding spaces or ` (size ` cannot
+//! be written in this format (Triton has the same limits); JSON carries any
+//! name.
+//!
 //! The text starts with a newline; an in-dim without bases prints as
 //! ` - lane is a size 1 dimension`; a layout without in-dims prints as
 //! `(empty layout)` or `(empty layout with out-dims [...])`.
@@ -108,9 +112,11 @@ impl Parser {
                 self.outs = Some(parse_out_dims(rest.trim(), line_no, col)?);
             } else if let Some(rest) = line.strip_prefix("(empty layout") {
                 self.parse_empty(rest, line_no, indent)?;
-            } else if let Some(rest) = line.strip_prefix("- ") {
-                self.parse_entry(rest.trim_start(), line_no, indent + 3, true)?;
-            } else if !self.bases.is_empty() {
+            } else if indent <= 1 && line.starts_with("- ") {
+                // ` - name...`: a new in-dim (names may themselves start with
+                // `- `, so only the indentation tells entries apart).
+                self.parse_entry(&line[2..], line_no, indent + 3, true)?;
+            } else if indent >= 2 && !self.bases.is_empty() {
                 self.parse_entry(line, line_no, indent + 1, false)?;
             } else {
                 return Err(err(
@@ -176,9 +182,14 @@ impl Parser {
             self.start_dim(dim(name), line_no, col)?;
             return Ok(());
         }
-        let (name, rest) = entry
-            .split_once('=')
+        // Read from the right, so names may contain `=`.
+        let (head, _) = entry
+            .rsplit_once(" -> ")
             .ok_or_else(|| err(line_no, col, "expected `<in-dim>=<value> -> (...)`"))?;
+        let (name, _) = head
+            .rsplit_once('=')
+            .ok_or_else(|| err(line_no, col, "expected `<in-dim>=<value> -> (...)`"))?;
+        let rest = &entry[name.len() + 1..];
         let d = dim(name);
         if starts_dim {
             self.start_dim(d, line_no, col)?;
@@ -191,7 +202,7 @@ impl Parser {
         }
         let value_col = col + name.len() + 1;
         let (value, vector) = rest
-            .split_once(" -> ")
+            .rsplit_once(" -> ")
             .ok_or_else(|| err(line_no, value_col, "expected `<value> -> (...)`"))?;
         let value: u64 = value
             .trim()
@@ -242,31 +253,41 @@ impl Parser {
     }
 }
 
-/// `[dim0 (size 16), dim1 (size 16)]`.
+/// `[dim0 (size 16), dim1 (size 16)]`, read left to right so that names
+/// may contain commas and parentheses.
 fn parse_out_dims(text: &str, line_no: usize, col: usize) -> Result<Vec<(Dim, u64)>> {
-    let inner = text
+    let mut rest = text
         .strip_prefix('[')
         .and_then(|t| t.strip_suffix(']'))
         .ok_or_else(|| err(line_no, col, "expected `[<out-dim> (size <n>), ...]`"))?;
-    if inner.trim().is_empty() {
-        return Ok(Vec::new());
-    }
-    inner
-        .split("), ")
-        .map(|part| {
-            let part = part.trim().trim_end_matches(')');
-            let (name, size) = part.split_once(" (size ").ok_or_else(|| {
-                err(
+    let mut dims = Vec::new();
+    while !rest.is_empty() {
+        let (name, after) = rest.split_once(" (size ").ok_or_else(|| {
+            err(
+                line_no,
+                col,
+                format!("expected `<out-dim> (size <n>)`, got `{rest}`"),
+            )
+        })?;
+        let (size, after) = after
+            .split_once(')')
+            .ok_or_else(|| err(line_no, col, "expected `)` after an out-dim size"))?;
+        let size = size
+            .trim()
+            .parse::<u64>()
+            .map_err(|_| err(line_no, col, format!("`{size}` is not a size")))?;
+        dims.push((dim(name), size));
+        rest = match after.strip_prefix(", ") {
+            Some(r) => r,
+            None if after.is_empty() => after,
+            None => {
+                return Err(err(
                     line_no,
                     col,
-                    format!("expected `<out-dim> (size <n>)`, got `{part}`"),
-                )
-            })?;
-            let size = size
-                .trim()
-                .parse::<u64>()
-                .map_err(|_| err(line_no, col, format!("`{size}` is not a size")))?;
-            Ok((dim(name.trim()), size))
-        })
-        .collect()
+                    format!("expected `, ` between out-dims, got `{after}`"),
+                ));
+            }
+        };
+    }
+    Ok(dims)
 }
