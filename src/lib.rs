@@ -43,6 +43,7 @@ pub mod column_action;
 mod dim;
 mod error;
 pub mod eval;
+pub mod finder;
 pub mod format;
 mod layout;
 pub mod triton;

@@ -4,6 +4,7 @@
 mod convert;
 mod eval;
 mod input;
+mod predict;
 mod show;
 mod view;
 
@@ -26,6 +27,8 @@ enum Command {
     Eval(eval::EvalArgs),
     /// Convert a Triton layout attribute (TTGIR text) to its linear layout.
     Convert(convert::ConvertArgs),
+    /// Predict how a Triton release compiles a kernel configuration.
+    Predict(predict::PredictArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -34,6 +37,7 @@ pub fn main() -> ExitCode {
         Command::Show(args) => show::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Convert(args) => convert::run(args),
+        Command::Predict(args) => predict::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -24,7 +24,12 @@ pub enum Pattern {
 
 impl Pattern {
     /// Every pattern.
-    pub const ALL: [Pattern; 4] = [Pattern::Dot, Pattern::ChainA, Pattern::ChainB, Pattern::Inductor3d];
+    pub const ALL: [Pattern; 4] = [
+        Pattern::Dot,
+        Pattern::ChainA,
+        Pattern::ChainB,
+        Pattern::Inductor3d,
+    ];
 
     /// Whether the pattern chains two dots (and so takes `x`).
     pub fn is_chain(self) -> bool {
@@ -48,7 +53,9 @@ impl std::str::FromStr for Pattern {
         Pattern::ALL
             .into_iter()
             .find(|p| p.name() == s)
-            .ok_or_else(|| format!("unknown pattern `{s}`; expected dot, chain-a, chain-b or inductor-3d"))
+            .ok_or_else(|| {
+                format!("unknown pattern `{s}`; expected dot, chain-a, chain-b or inductor-3d")
+            })
     }
 }
 
@@ -158,7 +165,10 @@ impl Arch {
 impl std::str::FromStr for Arch {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        Arch::ALL.into_iter().find(|a| a.name() == s).ok_or_else(|| format!("unknown arch `{s}`; expected sm80, sm86 or sm90"))
+        Arch::ALL
+            .into_iter()
+            .find(|a| a.name() == s)
+            .ok_or_else(|| format!("unknown arch `{s}`; expected sm80, sm86 or sm90"))
     }
 }
 
@@ -202,22 +212,37 @@ impl Config {
         let bad = |m: String| Err(ConfigError(m));
         for (name, v) in [("m", self.m), ("n", self.n), ("k", self.k)] {
             if !v.is_power_of_two() || !(16..=1024).contains(&v) {
-                return bad(format!("{name} = {v} must be a power of two between 16 and 1024"));
+                return bad(format!(
+                    "{name} = {v} must be a power of two between 16 and 1024"
+                ));
             }
         }
         match (self.pattern.is_chain(), self.x) {
             (true, None) => return bad(format!("pattern {} needs x", self.pattern.name())),
             (true, Some(x)) if !x.is_power_of_two() || !(16..=1024).contains(&x) => {
-                return bad(format!("x = {x} must be a power of two between 16 and 1024"));
+                return bad(format!(
+                    "x = {x} must be a power of two between 16 and 1024"
+                ));
             }
-            (false, Some(x)) => return bad(format!("pattern {} takes no x (got {x})", self.pattern.name())),
+            (false, Some(x)) => {
+                return bad(format!(
+                    "pattern {} takes no x (got {x})",
+                    self.pattern.name()
+                ));
+            }
             _ => {}
         }
         if !matches!(self.num_warps, 1 | 2 | 4 | 8 | 16 | 32) {
-            return bad(format!("num_warps = {} must be 1, 2, 4, 8, 16 or 32", self.num_warps));
+            return bad(format!(
+                "num_warps = {} must be 1, 2, 4, 8, 16 or 32",
+                self.num_warps
+            ));
         }
         if !(1..=4).contains(&self.num_stages) {
-            return bad(format!("num_stages = {} must be 1, 2, 3 or 4", self.num_stages));
+            return bad(format!(
+                "num_stages = {} must be 1, 2, 3 or 4",
+                self.num_stages
+            ));
         }
         Ok(())
     }
@@ -231,7 +256,14 @@ impl Config {
 
 impl fmt::Display for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} m={} n={} k={}", self.pattern.name(), self.m, self.n, self.k)?;
+        write!(
+            f,
+            "{} m={} n={} k={}",
+            self.pattern.name(),
+            self.m,
+            self.n,
+            self.k
+        )?;
         if let Some(x) = self.x {
             write!(f, " x={x}")?;
         }

@@ -40,12 +40,18 @@ pub struct Step {
 impl Step {
     /// A step without a layout.
     pub fn note(what: impl Into<String>) -> Self {
-        Step { what: what.into(), layout: None }
+        Step {
+            what: what.into(),
+            layout: None,
+        }
     }
 
     /// A step with the layout it produced.
     pub fn with(what: impl Into<String>, layout: &crate::LinearLayout) -> Self {
-        Step { what: what.into(), layout: Some(layout.to_string()) }
+        Step {
+            what: what.into(),
+            layout: Some(layout.to_string()),
+        }
     }
 }
 
@@ -67,11 +73,26 @@ pub struct Prediction {
 impl Prediction {
     /// A successful compile.
     pub fn ok(steps: Vec<Step>) -> Self {
-        Prediction { verdict: Verdict::Ok, site: None, message: None, steps }
+        Prediction {
+            verdict: Verdict::Ok,
+            site: None,
+            message: None,
+            steps,
+        }
     }
 
     /// A failure at `site`.
-    pub fn fail(verdict: Verdict, site: impl Into<String>, message: impl Into<String>, steps: Vec<Step>) -> Self {
-        Prediction { verdict, site: Some(site.into()), message: Some(message.into()), steps }
+    pub fn fail(
+        verdict: Verdict,
+        site: impl Into<String>,
+        message: impl Into<String>,
+        steps: Vec<Step>,
+    ) -> Self {
+        Prediction {
+            verdict,
+            site: Some(site.into()),
+            message: Some(message.into()),
+            steps,
+        }
     }
 }

@@ -225,17 +225,23 @@ pub fn parse_linear_attr(text: &str) -> Result<LinearLayout> {
 /// `triton_gpu`). Fails when the out-dims are not `dim0..` with the sizes the
 /// parser would infer, since the attribute could not say so.
 pub fn print_linear_attr(l: &LinearLayout, dialect: &str) -> Result<String> {
+    let is_ident = |n: &str| {
+        !n.is_empty()
+            && n.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-')
+    };
     let standard = l
         .out_dim_names()
         .enumerate()
-        .all(|(i, d)| d == Dim::standard(i));
+        .all(|(i, d)| d == Dim::standard(i))
+        && l.in_dim_names().all(|d| is_ident(d.name()));
     let rebuilt = layout_from_standard_bases(&l.bases()).ok();
     if !standard || rebuilt.as_ref() != Some(l) {
         return Err(LayoutError::Parse {
             format: "#ttg.linear",
             line: 1,
             column: 1,
-            message: "only a surjective layout with out-dims dim0, dim1, … and inferred sizes can be written as #ttg.linear"
+            message: "only a surjective layout with out-dims dim0, dim1, …, inferred sizes and identifier in-dim names can be written as #ttg.linear"
                 .into(),
         });
     }

@@ -1,0 +1,155 @@
+//! The compiler decisions that pick layouts for a `tl.dot`, per release
+//! (`AccelerateMatmul.cpp`, `Utility.cpp`): MMA version, warps, instruction
+//! shape, and the shared encoding of an operand. See
+//! `notes/finder-lowering.md` for the sources.
+
+use super::config::{Arch, Config, Dtype};
+use crate::triton::TritonVersion;
+
+/// A dot's shape and element type.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct DotShape {
+    /// Rows of the result.
+    pub m: u64,
+    /// Columns of the result.
+    pub n: u64,
+    /// The reduction size.
+    pub k: u64,
+    /// Operand element type.
+    pub dtype: Dtype,
+    /// Whether the result feeds another dot (a chained dot).
+    pub chained: bool,
+}
+
+/// The MMA a dot is lowered to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mma {
+    /// 2 (`mma.sync`) or 3 (`wgmma`).
+    pub version: u64,
+    /// Warps per CTA, `[M, N]`.
+    pub warps: [u64; 2],
+    /// `[16, 8]` for v2, `[16, N, K]` for v3.
+    pub instr: Vec<u64>,
+}
+
+impl Mma {
+    /// The instruction's N.
+    pub fn instr_n(&self) -> u64 {
+        self.instr[1]
+    }
+
+    /// The TTGIR attribute (in the release's spelling).
+    pub fn attr_text(&self, version: TritonVersion) -> String {
+        let instr: Vec<String> = self.instr.iter().map(u64::to_string).collect();
+        format!(
+            "#{}.nvidia_mma<{{versionMajor = {}, versionMinor = 0, warpsPerCTA = [{}, {}], instrShape = [{}]}}>",
+            version.dialect(),
+            self.version,
+            self.warps[0],
+            self.warps[1],
+            instr.join(", ")
+        )
+    }
+}
+
+/// Whether `wgmma` (MMA v3) takes this dot: Hopper, a multiple of 64 rows,
+/// of 8 columns, and whole warp groups.
+pub fn uses_mma_v3(cfg: &Config, dot: &DotShape) -> bool {
+    cfg.arch == Arch::Sm90 && dot.m % 64 == 0 && dot.n % 8 == 0 && cfg.num_warps % 4 == 0
+}
+
+/// `mmaVersionToInstrShape` for v3: K is 256 bits of the operand type; N is
+/// the largest candidate dividing the result's N that leaves each warp group
+/// not needed along M its share of N (the warps are assumed M-first).
+pub fn v3_instr_shape(dot: &DotShape, num_warps: u64) -> Vec<u64> {
+    let k = 256 / dot.dtype.bits();
+    let m_warps = (dot.m / 16).max(1);
+    let n_warps = (num_warps / m_warps).max(1);
+    let max_n = (dot.n / n_warps).max(8);
+    let n = (1..=32u64)
+        .rev()
+        .map(|i| i * 8)
+        .find(|&c| dot.n % c == 0 && c <= max_n)
+        .unwrap_or(8);
+    vec![16, n, k]
+}
+
+/// `warpsPerTile` for v3: chained dots put every warp along M (PR #5277, in
+/// 3.2 via #5441); otherwise warp groups go along M while M has rows for
+/// them, then along N.
+pub fn v3_warps(dot: &DotShape, num_warps: u64) -> [u64; 2] {
+    if dot.chained {
+        return [num_warps, 1];
+    }
+    let mut w = [4u64, 1];
+    while w[0] * w[1] < num_warps {
+        if dot.m > 16 * w[0] {
+            w[0] *= 2;
+        } else {
+            w[1] *= 2;
+        }
+    }
+    w
+}
+
+/// `warpsPerTile` for v2, per release.
+pub fn v2_warps(dot: &DotShape, num_warps: u64, version: TritonVersion) -> [u64; 2] {
+    if dot.chained {
+        return if dot.m >= dot.n {
+            [num_warps, 1]
+        } else {
+            [1, num_warps]
+        };
+    }
+    let mut w = [1u64, 1];
+    if version <= TritonVersion::V3_2 {
+        while w[0] * w[1] < num_warps {
+            if dot.m / 16 / w[0] >= dot.n / 16 / w[1] && w[0] < dot.m / 16 {
+                w[0] *= 2;
+            } else {
+                w[1] *= 2;
+            }
+        }
+    } else {
+        let mut reps = [dot.m.div_ceil(16), dot.n.div_ceil(8)];
+        while w[0] * w[1] < num_warps {
+            if reps[0] >= reps[1] {
+                w[0] *= 2;
+                if reps[0] != 1 {
+                    reps[0] /= 2;
+                }
+            } else {
+                w[1] *= 2;
+                reps[1] /= 2;
+            }
+        }
+    }
+    w
+}
+
+/// The MMA a release picks for a dot.
+pub fn choose_mma(cfg: &Config, dot: &DotShape) -> Mma {
+    if uses_mma_v3(cfg, dot) {
+        Mma {
+            version: 3,
+            warps: v3_warps(dot, cfg.num_warps),
+            instr: v3_instr_shape(dot, cfg.num_warps),
+        }
+    } else {
+        Mma {
+            version: 2,
+            warps: v2_warps(dot, cfg.num_warps, cfg.triton),
+            instr: vec![16, 8],
+        }
+    }
+}
+
+/// The NVMMA swizzle (bytes) a Hopper operand of `rows × cols` (contiguous
+/// `cols`) gets: 128, 64 or 32 when the contiguous bytes are a multiple of
+/// it, else none.
+pub fn nvmma_swizzle(contiguous: u64, bits: u64) -> Option<u64> {
+    let bytes = contiguous * bits / 8;
+    [128, 64, 32]
+        .into_iter()
+        .find(|&s| bytes >= s && bytes % s == 0)
+}

@@ -1,0 +1,3 @@
+//! Enumerating the parameter space.
+
+use super::config::Config;

@@ -1,0 +1,49 @@
+//! Triton 3.1's Hopper MMA → linear layout conversion, which accepted
+//! instruction N only in {16, 32, 64, 128, 256} (issue #4264; PR #4283 in 3.2
+//! admitted 8). It only fires when something asks for the MMA's linear
+//! layout; the site model gets it from the conversion itself.
+
+use super::Failure;
+use crate::LayoutError;
+use crate::finder::decisions::Mma;
+use crate::finder::verdict::Step;
+use crate::triton::{Conversion, TritonVersion, parse_attr, to_linear_layout};
+
+/// Builds the accumulator's linear layout as `release` does; the 3.1 and 3.2
+/// shape asserts surface as [`Failure`]s.
+pub fn mma_layout(
+    mma: &Mma,
+    shape: [u64; 2],
+    release: TritonVersion,
+    steps: &mut Vec<Step>,
+) -> Result<(), Failure> {
+    let text = mma.attr_text(release);
+    let attr = parse_attr(&text, &Default::default()).map_err(|e| Failure {
+        verdict: crate::finder::Verdict::Error,
+        site: "attribute".into(),
+        message: e.to_string(),
+    })?;
+    match to_linear_layout(&attr, &shape, release, None) {
+        Ok(Conversion::Layout(l)) => {
+            steps.push(Step::with(
+                format!("linear layout of {text} on {}x{}", shape[0], shape[1]),
+                &l,
+            ));
+            Ok(())
+        }
+        Ok(Conversion::NoLayout(why)) => {
+            steps.push(Step::note(format!("{text}: no linear layout ({why})")));
+            Ok(())
+        }
+        Err(LayoutError::TritonAssertion { site, message, .. }) => Err(Failure {
+            verdict: super::assert_verdict(release),
+            site,
+            message,
+        }),
+        Err(e) => Err(Failure {
+            verdict: super::assert_verdict(release),
+            site: "toLinearLayout".into(),
+            message: e.to_string(),
+        }),
+    }
+}

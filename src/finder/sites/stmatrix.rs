@@ -1,0 +1,144 @@
+//! Storing a Hopper MMA accumulator into shared memory through `stmatrix`
+//! (`local_alloc` of an `nvidia_mma` tensor, lowered in
+//! `MemoryOpToLLVM.cpp` / `ConvertLayoutOpToLLVM.cpp`), per release:
+//!
+//! - 3.1: no stmatrix path.
+//! - 3.2: `canUseStMatrix` does not check the instruction N against the
+//!   swizzle width; the leading-offset builder multiplies by
+//!   `identity1D(instrN / numCols, register, offset)` (empty when
+//!   `instrN < numCols`) and then reshapes the outputs to
+//!   `(instrN, 16·warpsM)` columns × rows, whose total no longer matches:
+//!   the `reshapeOuts` assertion at `LinearLayout.cpp:562`.
+//! - 3.3: the rewritten builder (PR #5407) asserts
+//!   `instrN >= numColsPerChunk && "Each chunk is filled in with a single warp"`.
+//! - 3.4: `canUseStMatrix` (PR #6340) refuses `instrN < 8·swizzle/bits` and
+//!   the store falls back to ordinary `st.shared`.
+//! - newest: stmatrix is found generically by `divideLeft`; nothing asserts.
+
+use super::Failure;
+use crate::dim::Dim;
+use crate::finder::decisions::Mma;
+use crate::finder::verdict::Step;
+use crate::layout::LinearLayout;
+use crate::triton::TritonVersion;
+use crate::{LayoutError, Result};
+
+/// What `local_alloc` stores: an accumulator of `rows × cols` elements of
+/// `bits` bits into an NVMMA (leading-offset) buffer with `swizzle` bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct Store<'a> {
+    /// The accumulator's MMA.
+    pub mma: &'a Mma,
+    /// Tensor rows.
+    pub rows: u64,
+    /// Tensor columns (contiguous in shared memory).
+    pub cols: u64,
+    /// Element bit width.
+    pub bits: u64,
+    /// The shared layout's swizzle in bytes (0 for none).
+    pub swizzle: u64,
+}
+
+/// Whether 3.2/3.3's `canUseStMatrix` takes the store: a Hopper MMA source
+/// of 16-bit elements, rank 2, contiguous columns, a swizzle of 0/32/64/128
+/// bytes, and columns in multiples of 8.
+fn stmatrix_applies(s: &Store<'_>) -> bool {
+    s.mma.version == 3 && s.bits == 16 && s.cols % 8 == 0 && matches!(s.swizzle, 0 | 32 | 64 | 128)
+}
+
+/// Runs the release's store lowering; steps record the layouts built.
+pub fn store(
+    s: &Store<'_>,
+    release: TritonVersion,
+    steps: &mut Vec<Step>,
+) -> std::result::Result<(), Failure> {
+    if release == TritonVersion::V3_1 || !stmatrix_applies(s) {
+        steps.push(Step::note(
+            "store to shared memory without stmatrix (st.shared)",
+        ));
+        return Ok(());
+    }
+    let num_cols = 8 * s.swizzle / s.bits;
+    let instr_n = s.mma.instr_n();
+    match release {
+        TritonVersion::V3_2 => {
+            if s.swizzle == 0 {
+                steps.push(Step::note("stmatrix without leading offset (swizzle 0)"));
+                return Ok(());
+            }
+            match leading_offset_layout_3_2(s, num_cols) {
+                Ok(l) => {
+                    steps.push(Step::with("stmatrix layout (3.2 leading-offset builder)", &l));
+                    Ok(())
+                }
+                Err(e) => Err(Failure {
+                    verdict: super::assert_verdict(release),
+                    site: "LinearLayout::reshapeOuts (lib/Tools/LinearLayout.cpp:562), from chooseStMatrixLayoutLeadingOffset (LinearLayoutConversions.cpp)".into(),
+                    message: format!(
+                        "Assertion `getTotalOutDimSize() == std::accumulate(...)' failed ({e}; wgmma instrN = {instr_n} < {num_cols} columns per {}-byte swizzle chunk)",
+                        s.swizzle
+                    ),
+                }),
+            }
+        }
+        TritonVersion::V3_3 => {
+            if s.swizzle != 0 && instr_n < num_cols {
+                return Err(Failure {
+                    verdict: super::assert_verdict(release),
+                    site: "chooseStMatrixLayoutLeadingOffset (lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp)".into(),
+                    message: format!(
+                        "Assertion `instrN >= numColsPerChunk && \"Each chunk is filled in with a single warp\"' failed (instrN = {instr_n}, numColsPerChunk = {num_cols})"
+                    ),
+                });
+            }
+            steps.push(Step::note("stmatrix layout (3.3 builder)"));
+            Ok(())
+        }
+        TritonVersion::V3_4 => {
+            if s.swizzle != 0 && instr_n < num_cols {
+                steps.push(Step::note(format!(
+                    "canUseStMatrix refuses: instrN {instr_n} < 8·swizzle/bits = {num_cols} (PR #6340); ordinary stores"
+                )));
+            } else {
+                steps.push(Step::note("stmatrix store"));
+            }
+            Ok(())
+        }
+        _ => {
+            steps.push(Step::note(
+                "stmatrix found by divideLeft (generic lowering)",
+            ));
+            Ok(())
+        }
+    }
+}
+
+/// 3.2's leading-offset stmatrix layout: the per-instruction tile covers
+/// `numCols` columns of one swizzle chunk; `identity1D(instrN / numCols)`
+/// adds the further chunks an instruction spans (none when the instruction
+/// is narrower than a chunk), and the result is reshaped to the
+/// instruction's `instrN × (16·warpsM)` block.
+fn leading_offset_layout_3_2(s: &Store<'_>, num_cols: u64) -> Result<LinearLayout> {
+    let instr_n = s.mma.instr_n();
+    let rows = 16 * s.mma.warps[0];
+    // The chunk: 8 columns per lane group then the rest of the chunk's
+    // columns in registers, rows over lanes and warps.
+    let chunk = LinearLayout::identity_1d(num_cols, Dim::REGISTER, Dim::OFFSET)?
+        .product(&LinearLayout::identity_1d(rows, Dim::LANE, Dim::OFFSET)?)?;
+    let repeats = if instr_n >= num_cols {
+        instr_n / num_cols
+    } else {
+        0
+    };
+    let tile = chunk.product(&LinearLayout::identity_1d(
+        repeats,
+        Dim::REGISTER,
+        Dim::OFFSET,
+    )?)?;
+    let flat = tile.flatten_outs()?;
+    flat.reshape_outs(&[(Dim::standard(1), instr_n), (Dim::standard(0), rows)])
+        .map_err(|e| match e {
+            LayoutError::TotalSizeMismatch { .. } => e,
+            other => other,
+        })
+}
