@@ -1,11 +1,15 @@
 //! Command-line parsing and dispatch. Each subcommand lives in its own file
 //! and only calls the library.
 
+mod check_ttgir;
 mod convert;
 mod eval;
 mod input;
 mod predict;
+mod repro;
+mod search;
 mod show;
+mod shrink;
 mod view;
 
 use clap::{Parser, Subcommand};
@@ -29,6 +33,14 @@ enum Command {
     Convert(convert::ConvertArgs),
     /// Predict how a Triton release compiles a kernel configuration.
     Predict(predict::PredictArgs),
+    /// Search the parameter space for configurations that fail, per site and release.
+    Search(search::SearchArgs),
+    /// Shrink a failing configuration to the smallest one failing the same way.
+    Shrink(shrink::ShrinkArgs),
+    /// Write a Python script (and TTGIR module) reproducing a configuration.
+    Repro(repro::ReproArgs),
+    /// Run the modelled checks over a TTGIR dump.
+    CheckTtgir(check_ttgir::CheckTtgirArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -38,6 +50,10 @@ pub fn main() -> ExitCode {
         Command::Eval(args) => eval::run(args),
         Command::Convert(args) => convert::run(args),
         Command::Predict(args) => predict::run(args),
+        Command::Search(args) => search::run(args),
+        Command::Shrink(args) => shrink::run(args),
+        Command::Repro(args) => repro::run(args),
+        Command::CheckTtgir(args) => check_ttgir::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -45,5 +61,18 @@ pub fn main() -> ExitCode {
             eprintln!("error: {message}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Writes `text` to stdout; a closed pipe (`| head`) ends quietly.
+pub fn print_out(text: &str) -> Result<(), String> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("cannot write: {e}")),
+        _ => Ok(()),
     }
 }

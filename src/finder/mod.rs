@@ -13,6 +13,7 @@
 //! - [`repro`]: a Python script and a TTGIR module reproducing a failure
 //!   with the real compiler.
 
+pub mod check_ttgir;
 pub mod config;
 pub mod decisions;
 pub mod predict;

@@ -3,23 +3,30 @@
 use super::config::{Arch, Config, ConfigError, Dtype, Pattern};
 use super::decisions::{DotShape, Mma, choose_mma, nvmma_swizzle};
 use super::sites::{self, Failure};
-use super::verdict::{Prediction, Step, Verdict};
+use super::verdict::{Prediction, Trace, Verdict};
 use crate::triton::TritonVersion;
 
-/// Predicts how `cfg.triton` compiles `cfg`.
+/// Predicts how `cfg.triton` compiles `cfg`, with the steps that lead
+/// there.
 pub fn predict(cfg: &Config) -> Result<Prediction, ConfigError> {
+    predict_traced(cfg, true)
+}
+
+/// [`predict`], recording the steps only when `trace` is set (searches
+/// render only what they report).
+pub fn predict_traced(cfg: &Config, trace: bool) -> Result<Prediction, ConfigError> {
     cfg.validate()?;
-    let mut steps = Vec::new();
+    let mut t = Trace::new(trace);
     let outcome = match frontend(cfg) {
         Err(f) => Err(f),
         Ok(()) => match cfg.pattern {
-            Pattern::Inductor3d => inductor(cfg, &mut steps),
-            _ => dots(cfg, &mut steps),
+            Pattern::Inductor3d => inductor(cfg, &mut t),
+            _ => dots(cfg, &mut t),
         },
     };
     Ok(match outcome {
-        Ok(()) => Prediction::ok(steps),
-        Err(f) => f.into_prediction(steps),
+        Ok(()) => Prediction::ok(t.into_steps()),
+        Err(f) => f.into_prediction(t.into_steps()),
     })
 }
 
@@ -36,8 +43,8 @@ fn frontend(cfg: &Config) -> Result<(), Failure> {
     Ok(())
 }
 
-fn describe(name: &str, dot: &DotShape, mma: &Mma, release: TritonVersion) -> Step {
-    Step::note(format!(
+fn describe(name: &str, dot: &DotShape, mma: &Mma, release: TritonVersion) -> String {
+    format!(
         "{name} [{}x{}] = [{}x{}]·[{}x{}] → {}",
         dot.m,
         dot.n,
@@ -46,11 +53,11 @@ fn describe(name: &str, dot: &DotShape, mma: &Mma, release: TritonVersion) -> St
         dot.k,
         dot.n,
         mma.attr_text(release)
-    ))
+    )
 }
 
 /// `dot`, `chain-a` and `chain-b`.
-fn dots(cfg: &Config, steps: &mut Vec<Step>) -> Result<(), Failure> {
+fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
     let release = cfg.triton;
     let d1 = DotShape {
         m: cfg.m,
@@ -60,7 +67,7 @@ fn dots(cfg: &Config, steps: &mut Vec<Step>) -> Result<(), Failure> {
         chained: cfg.pattern.is_chain(),
     };
     let mma1 = choose_mma(cfg, &d1);
-    steps.push(describe("dot 1", &d1, &mma1, release));
+    trace.note(|| describe("dot 1", &d1, &mma1, release));
     let x = cfg.x.unwrap_or(0);
     match cfg.pattern {
         Pattern::ChainA => {
@@ -73,16 +80,16 @@ fn dots(cfg: &Config, steps: &mut Vec<Step>) -> Result<(), Failure> {
                 chained: false,
             };
             let mma2 = choose_mma(cfg, &d2);
-            steps.push(describe("dot 2", &d2, &mma2, release));
+            trace.note(|| describe("dot 2", &d2, &mma2, release));
             if release == TritonVersion::V3_1 {
-                sites::hopper_mma_3_1::mma_layout(&mma1, [cfg.m, cfg.n], release, steps)?;
+                sites::hopper_mma_3_1::mma_layout(&mma1, [cfg.m, cfg.n], release, trace)?;
             }
             if mma1.version == 3 && !a_stays_in_registers(&mma1, &mma2, cfg) {
-                store_p(cfg, &mma1, cfg.m, cfg.n, steps)?;
+                store_p(cfg, &mma1, cfg.m, cfg.n, trace)?;
             } else {
-                steps.push(Step::note(
-                    "P stays in registers as wgmma/mma operand A (convert_layout)",
-                ));
+                trace.note(|| {
+                    "P stays in registers as wgmma/mma operand A (convert_layout)".to_string()
+                });
             }
         }
         Pattern::ChainB => {
@@ -95,14 +102,14 @@ fn dots(cfg: &Config, steps: &mut Vec<Step>) -> Result<(), Failure> {
                 chained: false,
             };
             let mma2 = choose_mma(cfg, &d2);
-            steps.push(describe("dot 2", &d2, &mma2, release));
+            trace.note(|| describe("dot 2", &d2, &mma2, release));
             if release == TritonVersion::V3_1 {
-                sites::hopper_mma_3_1::mma_layout(&mma1, [cfg.m, cfg.n], release, steps)?;
+                sites::hopper_mma_3_1::mma_layout(&mma1, [cfg.m, cfg.n], release, trace)?;
             }
             if mma2.version == 3 {
-                store_p(cfg, &mma1, cfg.m, cfg.n, steps)?;
+                store_p(cfg, &mma1, cfg.m, cfg.n, trace)?;
             } else {
-                steps.push(Step::note("P goes to dot 2 through a swizzled shared buffer (no stmatrix: MMA v2 operand)"));
+                trace.note(|| "P goes to dot 2 through a swizzled shared buffer (no stmatrix: MMA v2 operand)".to_string());
             }
         }
         _ => {}
@@ -133,14 +140,14 @@ fn store_p(
     mma1: &Mma,
     rows: u64,
     cols: u64,
-    steps: &mut Vec<Step>,
+    trace: &mut Trace,
 ) -> Result<(), Failure> {
     let bits = cfg.dtype.bits();
     let swizzle = nvmma_swizzle(cols, bits).unwrap_or(0);
-    steps.push(Step::note(format!(
+    trace.note(|| format!(
         "local_alloc P [{rows}x{cols}] {} into an NVMMA shared buffer with a {swizzle}-byte swizzle",
         cfg.dtype.name()
-    )));
+    ));
     let store = sites::stmatrix::Store {
         mma: mma1,
         rows,
@@ -148,14 +155,14 @@ fn store_p(
         bits,
         swizzle,
     };
-    sites::stmatrix::store(&store, cfg.triton, steps)
+    sites::stmatrix::store(&store, cfg.triton, trace)
 }
 
 /// triton #5882's pattern: rank-3 loads pipelined into shared memory and
 /// read back for the dot.
-fn inductor(cfg: &Config, steps: &mut Vec<Step>) -> Result<(), Failure> {
+fn inductor(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
     if cfg.num_stages >= 2 {
-        steps.push(Step::note("the pipeliner stages the rank-3 loads through shared memory (local_alloc / async copies)"));
+        trace.note(|| "the pipeliner stages the rank-3 loads through shared memory (local_alloc / async copies)".to_string());
         sites::local_load_rank3::local_load(3, false, cfg.triton)?;
     }
     let d = DotShape {
@@ -166,6 +173,6 @@ fn inductor(cfg: &Config, steps: &mut Vec<Step>) -> Result<(), Failure> {
         chained: false,
     };
     let mma = choose_mma(cfg, &d);
-    steps.push(describe("dot", &d, &mma, cfg.triton));
+    trace.note(|| describe("dot", &d, &mma, cfg.triton));
     Ok(())
 }

@@ -96,3 +96,40 @@ impl Prediction {
         }
     }
 }
+
+/// Collects steps when asked to; a search predicts millions of
+/// configurations and only renders the few it reports.
+#[derive(Default)]
+pub struct Trace {
+    steps: Vec<Step>,
+    on: bool,
+}
+
+impl Trace {
+    /// A trace that records (`on`) or only counts nothing.
+    pub fn new(on: bool) -> Self {
+        Trace {
+            steps: Vec::new(),
+            on,
+        }
+    }
+
+    /// Records a note.
+    pub fn note(&mut self, what: impl FnOnce() -> String) {
+        if self.on {
+            self.steps.push(Step::note(what()));
+        }
+    }
+
+    /// Records a layout.
+    pub fn layout(&mut self, what: impl FnOnce() -> String, layout: &crate::LinearLayout) {
+        if self.on {
+            self.steps.push(Step::with(what(), layout));
+        }
+    }
+
+    /// The recorded steps.
+    pub fn into_steps(self) -> Vec<Step> {
+        self.steps
+    }
+}

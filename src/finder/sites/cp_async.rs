@@ -6,7 +6,7 @@
 
 use super::Failure;
 use crate::dim::Dim;
-use crate::finder::verdict::{Step, Verdict};
+use crate::finder::verdict::{Trace, Verdict};
 use crate::layout::LinearLayout;
 use crate::utils::largest_vectorisation;
 
@@ -18,7 +18,7 @@ pub fn copy(
     shared: &LinearLayout,
     bits: u64,
     contiguity: u64,
-    steps: &mut Vec<Step>,
+    trace: &mut Trace,
 ) -> Result<(), Failure> {
     let fail = |message: String| {
         Failure {
@@ -34,10 +34,10 @@ pub fn copy(
     let (vec, _) =
         largest_vectorisation(&cvt, bits as u32, None).map_err(|e| fail(e.to_string()))?;
     let vec = (vec as u64).min(contiguity.max(1));
-    steps.push(Step::with(
-        format!("register → offset for cp.async: {vec} element(s) per copy"),
+    trace.layout(
+        || format!("register → offset for cp.async: {vec} element(s) per copy"),
         &cvt,
-    ));
+    );
     if vec * bits < 32 {
         return Err(fail(format!(
             "cp.async does not support transfers smaller than 4 bytes (vector of {vec} × {bits}-bit = {} bytes)",

@@ -6,7 +6,7 @@
 use super::Failure;
 use crate::LayoutError;
 use crate::finder::decisions::Mma;
-use crate::finder::verdict::Step;
+use crate::finder::verdict::Trace;
 use crate::triton::{Conversion, TritonVersion, parse_attr, to_linear_layout};
 
 /// Builds the accumulator's linear layout as `release` does; the 3.1 and 3.2
@@ -15,7 +15,7 @@ pub fn mma_layout(
     mma: &Mma,
     shape: [u64; 2],
     release: TritonVersion,
-    steps: &mut Vec<Step>,
+    trace: &mut Trace,
 ) -> Result<(), Failure> {
     let text = mma.attr_text(release);
     let attr = parse_attr(&text, &Default::default()).map_err(|e| Failure {
@@ -25,14 +25,14 @@ pub fn mma_layout(
     })?;
     match to_linear_layout(&attr, &shape, release, None) {
         Ok(Conversion::Layout(l)) => {
-            steps.push(Step::with(
-                format!("linear layout of {text} on {}x{}", shape[0], shape[1]),
+            trace.layout(
+                || format!("linear layout of {text} on {}x{}", shape[0], shape[1]),
                 &l,
-            ));
+            );
             Ok(())
         }
         Ok(Conversion::NoLayout(why)) => {
-            steps.push(Step::note(format!("{text}: no linear layout ({why})")));
+            trace.note(|| format!("{text}: no linear layout ({why})"));
             Ok(())
         }
         Err(LayoutError::TritonAssertion { site, message, .. }) => Err(Failure {

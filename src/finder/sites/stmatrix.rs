@@ -18,7 +18,7 @@
 use super::Failure;
 use crate::dim::Dim;
 use crate::finder::decisions::Mma;
-use crate::finder::verdict::Step;
+use crate::finder::verdict::Trace;
 use crate::layout::LinearLayout;
 use crate::triton::TritonVersion;
 use crate::{LayoutError, Result};
@@ -50,12 +50,10 @@ fn stmatrix_applies(s: &Store<'_>) -> bool {
 pub fn store(
     s: &Store<'_>,
     release: TritonVersion,
-    steps: &mut Vec<Step>,
+    trace: &mut Trace,
 ) -> std::result::Result<(), Failure> {
     if release == TritonVersion::V3_1 || !stmatrix_applies(s) {
-        steps.push(Step::note(
-            "store to shared memory without stmatrix (st.shared)",
-        ));
+        trace.note(|| "store to shared memory without stmatrix (st.shared)".to_string());
         return Ok(());
     }
     let num_cols = 8 * s.swizzle / s.bits;
@@ -63,12 +61,12 @@ pub fn store(
     match release {
         TritonVersion::V3_2 => {
             if s.swizzle == 0 {
-                steps.push(Step::note("stmatrix without leading offset (swizzle 0)"));
+                trace.note(|| "stmatrix without leading offset (swizzle 0)".to_string());
                 return Ok(());
             }
             match leading_offset_layout_3_2(s, num_cols) {
                 Ok(l) => {
-                    steps.push(Step::with("stmatrix layout (3.2 leading-offset builder)", &l));
+                    trace.layout(|| "stmatrix layout (3.2 leading-offset builder)".to_string(), &l);
                     Ok(())
                 }
                 Err(e) => Err(Failure {
@@ -91,23 +89,21 @@ pub fn store(
                     ),
                 });
             }
-            steps.push(Step::note("stmatrix layout (3.3 builder)"));
+            trace.note(|| "stmatrix layout (3.3 builder)".to_string());
             Ok(())
         }
         TritonVersion::V3_4 => {
             if s.swizzle != 0 && instr_n < num_cols {
-                steps.push(Step::note(format!(
+                trace.note(|| format!(
                     "canUseStMatrix refuses: instrN {instr_n} < 8·swizzle/bits = {num_cols} (PR #6340); ordinary stores"
-                )));
+                ));
             } else {
-                steps.push(Step::note("stmatrix store"));
+                trace.note(|| "stmatrix store".to_string());
             }
             Ok(())
         }
         _ => {
-            steps.push(Step::note(
-                "stmatrix found by divideLeft (generic lowering)",
-            ));
+            trace.note(|| "stmatrix found by divideLeft (generic lowering)".to_string());
             Ok(())
         }
     }

@@ -1,0 +1,40 @@
+//! `linear-layout repro`: a Python script (and a TTGIR module) reproducing a
+//! configuration with the real compiler.
+
+use super::predict::ConfigArgs;
+use clap::Args;
+use linear_layout::finder::predict;
+use linear_layout::finder::repro::{python_script, ttgir_module};
+
+#[derive(Args)]
+pub struct ReproArgs {
+    #[command(flatten)]
+    config: ConfigArgs,
+    /// Directory to write `repro.py` (and `repro.ttgir`) into.
+    #[arg(long)]
+    out: String,
+}
+
+pub fn run(args: ReproArgs) -> Result<(), String> {
+    let cfg = args.config.config();
+    let p = predict(&cfg).map_err(|e| e.to_string())?;
+    let expect = match (&p.site, &p.message) {
+        (Some(site), Some(_)) => format!("{} at {site}", p.verdict),
+        _ => p.verdict.to_string(),
+    };
+    std::fs::create_dir_all(&args.out).map_err(|e| format!("cannot create {}: {e}", args.out))?;
+    let script = format!("{}/repro.py", args.out);
+    std::fs::write(&script, python_script(&cfg, &expect))
+        .map_err(|e| format!("cannot write {script}: {e}"))?;
+    println!("wrote {script} (run it with the triton you want to test: python3 {script})");
+    if let Some(module) = ttgir_module(&cfg) {
+        let path = format!("{}/repro.ttgir", args.out);
+        std::fs::write(&path, module).map_err(|e| format!("cannot write {path}: {e}"))?;
+        println!(
+            "wrote {path} (python3 -c 'import triton; from triton.backends.compiler import GPUTarget; triton.compile(\"{path}\", target=GPUTarget(\"cuda\", {}, 32))')",
+            cfg.arch.capability()
+        );
+    }
+    println!("predicted for {cfg}: {expect}");
+    Ok(())
+}
