@@ -8,6 +8,7 @@
 
 mod cli;
 mod encodings_replay;
+mod finder;
 mod golden;
 mod laws;
 mod oracle_replay;

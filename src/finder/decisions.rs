@@ -53,9 +53,11 @@ impl Mma {
 }
 
 /// Whether `wgmma` (MMA v3) takes this dot: Hopper, a multiple of 64 rows,
-/// of 8 columns, and whole warp groups.
+/// of 8 columns, whole warp groups, and (3.2+) K of at least 256 bits.
 pub fn uses_mma_v3(cfg: &Config, dot: &DotShape) -> bool {
-    cfg.arch == Arch::Sm90 && dot.m % 64 == 0 && dot.n % 8 == 0 && cfg.num_warps % 4 == 0
+    // From 3.2 `supportMMA` also asks for K ≥ 256 bits of the operand type.
+    let k_ok = cfg.triton == TritonVersion::V3_1 || dot.k >= 256 / dot.dtype.bits();
+    cfg.arch == Arch::Sm90 && dot.m % 64 == 0 && dot.n % 8 == 0 && cfg.num_warps % 4 == 0 && k_ok
 }
 
 /// `mmaVersionToInstrShape` for v3: K is 256 bits of the operand type; N is

@@ -30,17 +30,46 @@ pub fn predict_traced(cfg: &Config, trace: bool) -> Result<Prediction, ConfigErr
     })
 }
 
-/// Checks made before any layout exists.
+/// Checks made before any layout exists (`semantic.py`): fp8e4nv needs
+/// Hopper, and from 3.3 an 8-bit dot needs K ≥ 32.
 fn frontend(cfg: &Config) -> Result<(), Failure> {
     if cfg.dtype == Dtype::Fp8e4nv && cfg.arch != Arch::Sm90 {
+        let message = if cfg.triton == TritonVersion::V3_1 {
+            "AssertionError: Dot op does not support fp8e4nv on CUDA arch < 90"
+        } else {
+            "ValueError: type fp8e4nv not supported in this architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')"
+        };
         return Err(Failure {
             verdict: Verdict::Error,
             site: "semantic analysis (triton/language/semantic.py)".into(),
-            message: "type fp8e4nv not supported in this architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')"
-                .into(),
+            message: message.into(),
         });
     }
+    if cfg.dtype.bits() == 8 && cfg.triton >= TritonVersion::V3_3 {
+        let min_k = dot_ks(cfg).into_iter().min().unwrap_or(u64::MAX);
+        if min_k < 32 {
+            let message = if cfg.triton == TritonVersion::Newest {
+                "AssertionError: Input shapes should have M >= 1, N >= 1 and K >= 32"
+            } else {
+                "AssertionError: Input shapes should have M >= 16, N >= 16 and K >= 32"
+            };
+            return Err(Failure {
+                verdict: Verdict::Error,
+                site: "dot shape check (triton/language/semantic.py)".into(),
+                message: format!("{message} (a dot has K = {min_k})"),
+            });
+        }
+    }
     Ok(())
+}
+
+/// The reduction sizes of the pattern's dots.
+fn dot_ks(cfg: &Config) -> Vec<u64> {
+    match cfg.pattern {
+        Pattern::ChainA => vec![cfg.k, cfg.n],
+        Pattern::ChainB => vec![cfg.k, cfg.m],
+        _ => vec![cfg.k],
+    }
 }
 
 fn describe(name: &str, dot: &DotShape, mma: &Mma, release: TritonVersion) -> String {
@@ -56,6 +85,38 @@ fn describe(name: &str, dot: &DotShape, mma: &Mma, release: TritonVersion) -> St
     )
 }
 
+/// The contiguous extent of a wgmma operand held in shared memory: A is
+/// K-contiguous; B is N-contiguous for 16-bit types, and is transposed to
+/// K-contiguous otherwise (wgmma transposes only 16-bit operands).
+fn contiguous(operand_b: bool, dot: &DotShape) -> u64 {
+    if operand_b && dot.dtype.bits() == 16 {
+        dot.n
+    } else {
+        dot.k
+    }
+}
+
+/// The shared encodings of a v3 dot's operands that come from memory.
+fn v3_operands(
+    dot: &DotShape,
+    a_from_shared: bool,
+    cfg: &Config,
+    trace: &mut Trace,
+) -> Result<(), Failure> {
+    let bits = dot.dtype.bits();
+    if a_from_shared {
+        sites::operand_shared::operand(
+            "operand A",
+            contiguous(false, dot),
+            bits,
+            cfg.triton,
+            trace,
+        )?;
+    }
+    sites::operand_shared::operand("operand B", contiguous(true, dot), bits, cfg.triton, trace)?;
+    Ok(())
+}
+
 /// `dot`, `chain-a` and `chain-b`.
 fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
     let release = cfg.triton;
@@ -68,6 +129,9 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
     };
     let mma1 = choose_mma(cfg, &d1);
     trace.note(|| describe("dot 1", &d1, &mma1, release));
+    if mma1.version == 3 {
+        v3_operands(&d1, true, cfg, trace)?;
+    }
     let x = cfg.x.unwrap_or(0);
     match cfg.pattern {
         Pattern::ChainA => {
@@ -81,15 +145,14 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
             };
             let mma2 = choose_mma(cfg, &d2);
             trace.note(|| describe("dot 2", &d2, &mma2, release));
-            if release == TritonVersion::V3_1 {
-                sites::hopper_mma_3_1::mma_layout(&mma1, [cfg.m, cfg.n], release, trace)?;
+            let in_registers = a_stays_in_registers(&mma1, &mma2, cfg);
+            if mma2.version == 3 {
+                v3_operands(&d2, !in_registers, cfg, trace)?;
             }
-            if mma1.version == 3 && !a_stays_in_registers(&mma1, &mma2, cfg) {
+            if mma1.version == 3 && !in_registers {
                 store_p(cfg, &mma1, cfg.m, cfg.n, trace)?;
             } else {
-                trace.note(|| {
-                    "P stays in registers as wgmma/mma operand A (convert_layout)".to_string()
-                });
+                trace.note(|| "P stays in registers as operand A (convert_layout)".to_string());
             }
         }
         Pattern::ChainB => {
@@ -103,13 +166,11 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
             };
             let mma2 = choose_mma(cfg, &d2);
             trace.note(|| describe("dot 2", &d2, &mma2, release));
-            if release == TritonVersion::V3_1 {
-                sites::hopper_mma_3_1::mma_layout(&mma1, [cfg.m, cfg.n], release, trace)?;
-            }
             if mma2.version == 3 {
+                v3_operands(&d2, true, cfg, trace)?;
                 store_p(cfg, &mma1, cfg.m, cfg.n, trace)?;
             } else {
-                trace.note(|| "P goes to dot 2 through a swizzled shared buffer (no stmatrix: MMA v2 operand)".to_string());
+                trace.note(|| "P goes to dot 2 through a swizzled shared buffer (MMA v2 operand: no stmatrix)".to_string());
             }
         }
         _ => {}
@@ -134,7 +195,9 @@ fn a_stays_in_registers(mma1: &Mma, mma2: &Mma, cfg: &Config) -> bool {
 }
 
 /// `local_alloc` of P (the first dot's accumulator, cast to the dtype) into
-/// the NVMMA shared layout of a Hopper operand.
+/// the NVMMA shared layout of a Hopper operand. Lowering it asks for the
+/// accumulator's linear layout, which is where 3.1's Hopper conversion
+/// asserts on instruction N = 8.
 fn store_p(
     cfg: &Config,
     mma1: &Mma,
@@ -142,12 +205,14 @@ fn store_p(
     cols: u64,
     trace: &mut Trace,
 ) -> Result<(), Failure> {
+    if cfg.triton == TritonVersion::V3_1 && mma1.version == 3 {
+        sites::hopper_mma_3_1::mma_layout(mma1, [rows, cols], cfg.triton, trace)?;
+    }
     let bits = cfg.dtype.bits();
     let swizzle = nvmma_swizzle(cols, bits).unwrap_or(0);
-    trace.note(|| format!(
-        "local_alloc P [{rows}x{cols}] {} into an NVMMA shared buffer with a {swizzle}-byte swizzle",
-        cfg.dtype.name()
-    ));
+    trace.note(|| {
+        format!("local_alloc P [{rows}x{cols}] {} into an NVMMA shared buffer with a {swizzle}-byte swizzle", cfg.dtype.name())
+    });
     let store = sites::stmatrix::Store {
         mma: mma1,
         rows,
@@ -160,11 +225,12 @@ fn store_p(
 
 /// triton #5882's pattern: rank-3 loads pipelined into shared memory and
 /// read back for the dot.
+///
+/// The pipeliner stages the rank-3 lhs load with a generic shared layout when
+/// it feeds an MMA v2 dot (wgmma loads are not staged that way) and the load
+/// is at least 32 bits wide per thread; reading it back is a rank-3
+/// `local_load` (the rhs, with a size-1 dim, is never staged).
 fn inductor(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
-    if cfg.num_stages >= 2 {
-        trace.note(|| "the pipeliner stages the rank-3 loads through shared memory (local_alloc / async copies)".to_string());
-        sites::local_load_rank3::local_load(3, false, cfg.triton)?;
-    }
     let d = DotShape {
         m: cfg.m,
         n: cfg.n,
@@ -174,5 +240,25 @@ fn inductor(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
     };
     let mma = choose_mma(cfg, &d);
     trace.note(|| describe("dot", &d, &mma, cfg.triton));
+    // Contiguous elements per thread of the coalesced lhs load [1, M, K]:
+    // at most 16 bytes, K, and the thread's share of the tile.
+    let bits = cfg.dtype.bits();
+    let per_thread = (128 / bits)
+        .min(cfg.k)
+        .min(cfg.m * cfg.k / (32 * cfg.num_warps));
+    let wide = per_thread * bits >= 32;
+    trace.note(|| {
+        format!(
+            "lhs load: {per_thread} contiguous element(s) per thread ({} bits)",
+            per_thread * bits
+        )
+    });
+    if cfg.num_stages >= 2 && mma.version != 3 && wide {
+        trace.note(|| {
+            "the pipeliner stages the rank-3 lhs load in shared memory with a generic layout and reads it back with a rank-3 local_load"
+                .to_string()
+        });
+        sites::local_load_rank3::local_load(3, false, cfg.triton)?;
+    }
     Ok(())
 }

@@ -128,9 +128,9 @@ pub struct Report {
 pub fn fix_note(site: &str, from: TritonVersion, to: TritonVersion) -> String {
     if site.contains("reshapeOuts") || site.contains("chooseStMatrixLayout") {
         if to == TritonVersion::V3_4 {
-            "PR #6340 (3.4): canUseStMatrix refuses instrN < 8·swizzle/bits and the store falls back to st.shared".into()
+            "PR #6609 (3.4): local_alloc finds stmatrix by layout division and falls back to plain stores; the hand-built leading-offset chooser is no longer called".into()
         } else {
-            "PR #7703 (3.5): the hand-built stmatrix choosers are replaced by the generic divideLeft lowering".into()
+            "PR #7703 (3.5): the hand-built stmatrix choosers are deleted".into()
         }
     } else if site.contains("nvidiaMma") || site.contains("hopperMma") {
         "PR #4283 (3.2): the Hopper MMA conversion admits instruction N = 8".into()

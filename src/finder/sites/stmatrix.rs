@@ -9,10 +9,12 @@
 //!   `instrN < numCols`) and then reshapes the outputs to
 //!   `(instrN, 16·warpsM)` columns × rows, whose total no longer matches:
 //!   the `reshapeOuts` assertion at `LinearLayout.cpp:562`.
-//! - 3.3: the rewritten builder (PR #5407) asserts
-//!   `instrN >= numColsPerChunk && "Each chunk is filled in with a single warp"`.
-//! - 3.4: `canUseStMatrix` (PR #6340) refuses `instrN < 8·swizzle/bits` and
-//!   the store falls back to ordinary `st.shared`.
+//! - 3.3: the rewritten builder (PR #5407) asserts, in order, that each
+//!   swizzle chunk is filled by one instruction, that the warps along N cover
+//!   N, and that the warps along M fit in M.
+//! - 3.4: `local_alloc` uses the generic layout-division lowering (PR #6609);
+//!   PR #6340's `canUseStMatrix` guard only sits on scratch conversions,
+//!   which pass swizzle 0.
 //! - newest: stmatrix is found generically by `divideLeft`; nothing asserts.
 
 use super::Failure;
@@ -80,26 +82,60 @@ pub fn store(
             }
         }
         TritonVersion::V3_3 => {
-            if s.swizzle != 0 && instr_n < num_cols {
-                return Err(Failure {
-                    verdict: super::assert_verdict(release),
-                    site: "chooseStMatrixLayoutLeadingOffset (lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp)".into(),
-                    message: format!(
-                        "Assertion `instrN >= numColsPerChunk && \"Each chunk is filled in with a single warp\"' failed (instrN = {instr_n}, numColsPerChunk = {num_cols})"
-                    ),
+            if s.swizzle == 0 {
+                trace.note(|| {
+                    "stmatrix without leading offset (swizzle 0): no assertions".to_string()
                 });
+                return Ok(());
             }
-            trace.note(|| "stmatrix layout (3.3 builder)".to_string());
-            Ok(())
+            // The rewritten builder's assertions, in the order it checks them.
+            let (w0, w1) = (s.mma.warps[0], s.mma.warps[1]);
+            let failed = if instr_n < num_cols {
+                Some((
+                    1155,
+                    format!(
+                        "instrN >= numColsPerChunk && \"Each chunk is filled in with a single warp\" (instrN = {instr_n}, numColsPerChunk = {num_cols})"
+                    ),
+                ))
+            } else if w1 * instr_n < s.cols {
+                Some((
+                    1174,
+                    format!(
+                        "wpc[1] * instrN >= N && \"There must be enough columns to use MMAv3\" ({w1} × {instr_n} < {})",
+                        s.cols
+                    ),
+                ))
+            } else if w0 * 16 > s.rows {
+                Some((
+                    1184,
+                    format!(
+                        "\"There must be enough rows to use MMAv3\" ({w0} warps × 16 rows > {})",
+                        s.rows
+                    ),
+                ))
+            } else {
+                None
+            };
+            match failed {
+                Some((line, message)) => Err(Failure {
+                    verdict: super::assert_verdict(release),
+                    site: format!(
+                        "chooseStMatrixLayoutLeadingOffset (lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp:{line})"
+                    ),
+                    message: format!("Assertion `{message}' failed; PassManager::run failed"),
+                }),
+                None => {
+                    trace.note(|| "stmatrix layout (3.3 builder)".to_string());
+                    Ok(())
+                }
+            }
         }
         TritonVersion::V3_4 => {
-            if s.swizzle != 0 && instr_n < num_cols {
-                trace.note(|| format!(
-                    "canUseStMatrix refuses: instrN {instr_n} < 8·swizzle/bits = {num_cols} (PR #6340); ordinary stores"
-                ));
-            } else {
-                trace.note(|| "stmatrix store".to_string());
-            }
+            // 3.4 lowers local_alloc with the generic ld/stmatrix lowering of
+            // PR #6609 (layout division); the hand-written chooser is no
+            // longer called for swizzled buffers, and a failed division
+            // falls back to ordinary stores.
+            trace.note(|| "stmatrix by layout division (PR #6609), or plain stores when it does not divide".to_string());
             Ok(())
         }
         _ => {

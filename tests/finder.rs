@@ -1,0 +1,180 @@
+//! The finder against the real compiler: every recorded compile of the
+//! pattern kernels (`tests/data/compile/triton-*.jsonl`) and of
+//! flash-linear-attention's kernel, and `check-ttgir` on the TTGIR 3.2.0
+//! emits for that kernel.
+
+use linear_layout::finder::check_ttgir::check;
+use linear_layout::finder::search::shrink;
+use linear_layout::finder::{Config, Verdict, predict};
+use linear_layout::triton::TritonVersion;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/compile")
+        .join(name)
+}
+
+fn outcome(v: &Value) -> Verdict {
+    match v.as_str() {
+        Some("ok") => Verdict::Ok,
+        Some("abort") => Verdict::Abort,
+        _ => Verdict::Error,
+    }
+}
+
+#[test]
+fn predict_agrees_with_every_recorded_compile() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(data(""))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("triton-") && n.ends_with(".jsonl"))
+        })
+        .collect();
+    files.sort();
+    let releases: Vec<String> = files
+        .iter()
+        .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    for want in ["3.1.0", "3.2.0", "3.3.1", "3.4.0"] {
+        assert!(
+            releases.iter().any(|r| r.contains(want)),
+            "no recorded grid for {want} in {releases:?}"
+        );
+    }
+    let (mut total, mut failures) = (0, Vec::new());
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let mut count = 0;
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let row: Value = serde_json::from_str(line).unwrap();
+            let cfg: Config = serde_json::from_value(row["config"].clone()).unwrap();
+            let p = predict(&cfg).unwrap_or_else(|e| panic!("{cfg}: {e}"));
+            count += 1;
+            if p.verdict != outcome(&row["outcome"]) {
+                failures.push(format!(
+                    "{cfg}: real {} ({}), predicted {} ({})",
+                    row["outcome"],
+                    row["message"]
+                        .as_str()
+                        .unwrap_or("")
+                        .chars()
+                        .take(160)
+                        .collect::<String>(),
+                    p.verdict,
+                    p.site.unwrap_or_default()
+                ));
+            }
+        }
+        assert!(
+            count >= 500,
+            "{}: only {count} configurations",
+            file.display()
+        );
+        total += count;
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {total} disagree:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn fla_kernel_outcomes_follow_its_chained_products() {
+    let text = std::fs::read_to_string(data("fla-0.2.0.jsonl")).expect("recorded FLA compiles");
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let row: Value = serde_json::from_str(line).unwrap();
+        let c = &row["config"];
+        // Each chunk: b_h[K=64, BV] += k^T[64, BT=64] · v[BT, BV], cast to bf16,
+        // then the operand B of w[BT, 64] · b_h: the chain-b pattern.
+        let cfg = Config {
+            pattern: linear_layout::finder::Pattern::ChainB,
+            m: 64,
+            n: c["bv"].as_u64().unwrap(),
+            k: 64,
+            x: Some(64),
+            dtype: linear_layout::finder::Dtype::Bf16,
+            num_warps: c["num_warps"].as_u64().unwrap(),
+            num_stages: c["num_stages"].as_u64().unwrap_or(2),
+            arch: c["arch"].as_str().unwrap().parse().unwrap(),
+            triton: c["triton"].as_str().unwrap().parse().unwrap(),
+        };
+        let p = predict(&cfg).unwrap();
+        count += 1;
+        if p.verdict != outcome(&row["outcome"]) {
+            failures.push(format!(
+                "{cfg}: real {}, predicted {}",
+                row["outcome"], p.verdict
+            ));
+        }
+    }
+    assert!(count >= 48, "only {count} FLA compiles");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn check_ttgir_finds_the_failing_op_in_fla_at_8_warps_only() {
+    let w8 = std::fs::read_to_string(data("fla-3.2.0-w8.ttgir")).unwrap();
+    let findings = check(&w8, TritonVersion::V3_2).unwrap();
+    assert!(!findings.is_empty());
+    for f in &findings {
+        assert_eq!(f.op, "local_alloc");
+        assert!(w8.lines().nth(f.line - 1).unwrap().contains("local_alloc"));
+        assert!(f.failure.site.contains("reshapeOuts"), "{}", f.failure.site);
+    }
+    let w4 = std::fs::read_to_string(data("fla-3.2.0-w4.ttgir")).unwrap();
+    assert_eq!(check(&w4, TritonVersion::V3_2).unwrap(), vec![]);
+    // The same 8-warp module lowers fine in 3.4 (the stmatrix guard).
+    assert_eq!(check(&w8, TritonVersion::V3_4).unwrap(), vec![]);
+}
+
+#[test]
+fn shrink_keeps_the_site_and_does_not_grow() {
+    let cfg: Config = serde_json::from_str(
+        r#"{"pattern": "chain-b", "m": 128, "n": 64, "k": 128, "x": 128, "dtype": "bf16", "num_warps": 16, "num_stages": 3, "arch": "sm90", "triton": "3.2"}"#,
+    )
+    .unwrap();
+    let before = predict(&cfg).unwrap();
+    assert_ne!(before.verdict, Verdict::Ok);
+    let (small, p) = shrink(&cfg).unwrap();
+    assert_eq!(p.site, before.site);
+    assert!(small.elements() <= cfg.elements() && small.num_warps <= cfg.num_warps);
+    // Nothing smaller in any single parameter still fails there.
+    assert!(small.elements() < cfg.elements());
+}
+
+#[test]
+fn impossible_parameters_are_clear_errors() {
+    for (json, needle) in [
+        (
+            r#"{"pattern": "dot", "m": 48, "n": 64, "k": 64, "dtype": "fp16", "num_warps": 4, "num_stages": 2, "arch": "sm90", "triton": "3.2"}"#,
+            "power of two",
+        ),
+        (
+            r#"{"pattern": "dot", "m": 64, "n": 64, "k": 64, "dtype": "fp16", "num_warps": 0, "num_stages": 2, "arch": "sm90", "triton": "3.2"}"#,
+            "num_warps",
+        ),
+        (
+            r#"{"pattern": "chain-b", "m": 64, "n": 64, "k": 64, "dtype": "fp16", "num_warps": 4, "num_stages": 2, "arch": "sm90", "triton": "3.2"}"#,
+            "needs x",
+        ),
+    ] {
+        let cfg: Config = serde_json::from_str(json).unwrap();
+        let e = predict(&cfg).unwrap_err();
+        assert!(e.to_string().contains(needle), "{e}");
+    }
+    for json in [
+        r#"{"pattern": "dot", "m": 64, "n": 64, "k": 64, "dtype": "fp64", "num_warps": 4, "num_stages": 2, "arch": "sm90", "triton": "3.2"}"#,
+        r#"{"pattern": "dot", "m": 64, "n": 64, "k": 64, "dtype": "fp16", "num_warps": 4, "num_stages": 2, "arch": "sm90", "triton": "2.9"}"#,
+    ] {
+        assert!(serde_json::from_str::<Config>(json).is_err());
+    }
+}
