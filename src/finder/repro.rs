@@ -235,13 +235,20 @@ pub fn ttgir_module(cfg: &Config) -> Option<String> {
     } else {
         "#smem = #ttg.shared_memory\n".into()
     };
+    // The stored value and the buffer are used (read back and stored to
+    // global memory), so the local_alloc survives to the lowering.
     Some(format!(
-        r#"#mma = {mma}
+        r#"#blocked = #{d}.blocked<{{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [{warps}, 1], order = [1, 0]}}>
+#mma = {mma}
 #shared = {shared}
 {smem}module attributes {{"{d}.num-ctas" = 1 : i32, "{d}.num-warps" = {warps} : i32, {d}.target = "cuda:{cap}", "{d}.threads-per-warp" = 32 : i32}} {{
-  tt.func public @repro(%arg0: !tt.ptr<{ty}>) {{
-    %cst = arith.constant dense<0.000000e+00> : tensor<{m}x{n}x{ty}, #mma>
-    %0 = {d}.local_alloc %cst : (tensor<{m}x{n}x{ty}, #mma>) -> {memdesc}
+  tt.func public @repro(%arg0: !tt.ptr<{ty}> {{tt.divisibility = 16 : i32}}) {{
+    %ptrs = tt.splat %arg0 : !tt.ptr<{ty}> -> tensor<{m}x{n}x!tt.ptr<{ty}>, #blocked>
+    %in = tt.load %ptrs : tensor<{m}x{n}x!tt.ptr<{ty}>, #blocked>
+    %acc = {d}.convert_layout %in : tensor<{m}x{n}x{ty}, #blocked> -> tensor<{m}x{n}x{ty}, #mma>
+    %buf = {d}.local_alloc %acc : (tensor<{m}x{n}x{ty}, #mma>) -> {memdesc}
+    %out = {d}.local_load %buf : {memdesc} -> tensor<{m}x{n}x{ty}, #blocked>
+    tt.store %ptrs, %out : tensor<{m}x{n}x!tt.ptr<{ty}>, #blocked>
     tt.return
   }}
 }}
