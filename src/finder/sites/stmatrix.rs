@@ -23,7 +23,7 @@ use crate::finder::decisions::Mma;
 use crate::finder::verdict::Trace;
 use crate::layout::LinearLayout;
 use crate::triton::TritonVersion;
-use crate::{LayoutError, Result};
+use crate::Result;
 
 /// What `local_alloc` stores: an accumulator of `rows × cols` elements of
 /// `bits` bits into an NVMMA (leading-offset) buffer with `swizzle` bytes.
@@ -145,32 +145,54 @@ pub fn store(
     }
 }
 
-/// 3.2's leading-offset stmatrix layout: the per-instruction tile covers
-/// `numCols` columns of one swizzle chunk; `identity1D(instrN / numCols)`
-/// adds the further chunks an instruction spans (none when the instruction
-/// is narrower than a chunk), and the result is reshaped to the
-/// instruction's `instrN × (16·warpsM)` block.
+/// 3.2's `chooseStMatrixLayoutLeadingOffset`, step by step, with out-dims
+/// `(dim1 = column, dim0 = row)`:
+/// 1. the 16 × 16 `stmatrix.x4` tile: registers on columns 1, 2, 4; lanes on
+///    rows 1, 2, 4, 8 (each shifted by the swizzle phase `8·((r/perPhase) %
+///    maxPhase)` columns), then column 8;
+/// 2. more register columns up to one swizzle chunk of `numCols`;
+/// 3. warps down the rows (`wpc0`), then across columns (`wpc1`);
+/// 4. flattened, times `identity1D(instrN / numCols, register, offset)`
+///    (integer division: empty when the instruction is narrower than a
+///    chunk), and reshaped to `(instrN, 16·wpc0)`, which asserts the totals
+///    agree.
 fn leading_offset_layout_3_2(s: &Store<'_>, num_cols: u64) -> Result<LinearLayout> {
-    let instr_n = s.mma.instr_n();
-    let rows = 16 * s.mma.warps[0];
-    // The chunk: 8 columns per lane group then the rest of the chunk's
-    // columns in registers, rows over lanes and warps.
-    let chunk = LinearLayout::identity_1d(num_cols, Dim::REGISTER, Dim::OFFSET)?
-        .product(&LinearLayout::identity_1d(rows, Dim::LANE, Dim::OFFSET)?)?;
-    let repeats = if instr_n >= num_cols {
-        instr_n / num_cols
-    } else {
-        0
+    let (per_phase, max_phase) = match s.swizzle {
+        32 => (4, 2),
+        64 => (2, 4),
+        _ => (1, 8),
     };
-    let tile = chunk.product(&LinearLayout::identity_1d(
-        repeats,
-        Dim::REGISTER,
-        Dim::OFFSET,
-    )?)?;
-    let flat = tile.flatten_outs()?;
-    flat.reshape_outs(&[(Dim::standard(1), instr_n), (Dim::standard(0), rows)])
-        .map_err(|e| match e {
-            LayoutError::TotalSizeMismatch { .. } => e,
-            other => other,
-        })
+    let (col, row) = (Dim::standard(1), Dim::standard(0));
+    let mut registers: Vec<Vec<u64>> = vec![vec![1, 0], vec![2, 0], vec![4, 0]];
+    let mut c = 16;
+    while c < num_cols {
+        registers.push(vec![c, 0]);
+        c *= 2;
+    }
+    let mut lanes: Vec<Vec<u64>> = [1u64, 2, 4, 8].iter().map(|&r| vec![8 * ((r / per_phase) % max_phase), r]).collect();
+    lanes.push(vec![8, 0]);
+    let tile = LinearLayout::from_bases_with_sizes(
+        &[(Dim::REGISTER, registers), (Dim::LANE, lanes)],
+        &[(col, num_cols), (row, 16)],
+        false,
+    )?;
+    let warps = LinearLayout::identity_1d(s.mma.warps[0], Dim::WARP, row)?
+        .product(&LinearLayout::identity_1d(s.mma.warps[1], Dim::WARP, col)?)?
+        .transpose_outs(&[col, row])?;
+    let layout = tile.product(&warps)?.flatten_outs()?.rename_out_first(Dim::OFFSET)?;
+    let instr_n = s.mma.instr_n();
+    let repeats = LinearLayout::identity_1d(instr_n / num_cols, Dim::REGISTER, Dim::OFFSET)?;
+    layout.product(&repeats)?.reshape_outs(&[(col, instr_n), (row, 16 * s.mma.warps[0])])
+}
+
+/// Renames a single flattened out-dim (`reshape_outs` to the same size).
+trait RenameOut {
+    fn rename_out_first(&self, to: Dim) -> Result<LinearLayout>;
+}
+
+impl RenameOut for LinearLayout {
+    fn rename_out_first(&self, to: Dim) -> Result<LinearLayout> {
+        let size = self.out_dims().next().map_or(1, |d| d.1);
+        self.reshape_outs(&[(to, size)])
+    }
 }
