@@ -1,0 +1,662 @@
+#!/usr/bin/env python3
+"""Compile-outcome grids: which kernel configurations each Triton release
+compiles, aborts on, or rejects.
+
+No GPU is needed.  Each configuration is compiled with
+`triton.compile(ASTSource(...), target=GPUTarget("cuda", 80 or 90, 32))`
+down to a cubin, in a child process of its own (a failed C++ assertion
+aborts the whole process), two children at a time, 120 s each.
+
+Subcommands (the parent side runs under any python3; the compiles run under
+the python of `tests/oracle/venv.sh VERSION`, or --python):
+
+  sample  --sample N --seed S --out FILE
+        write N configurations (JSON lines) chosen by the seeded sampler
+  record  --triton VERSION --out FILE [--configs FILE | --sample N --seed S]
+        compile each configuration, one JSON line of outcome per config
+  check   --binary PATH --triton VERSION --sample N --seed S
+        compile a fresh sample and compare with `PATH predict --batch`
+  replay  --binary PATH --in FILE
+        compare a recorded grid with `PATH predict --batch` (no Triton needed)
+  child   (internal) compile one configuration
+
+Record lines:
+  {"config": {"pattern", "m", "n", "k", "x", "dtype", "num_warps",
+              "num_stages", "arch", "triton"},
+   "outcome": "ok" | "abort" | "error" | "timeout" | "broken",
+   "message": the key line (see key_line), "signal": N or null,
+   "seconds": t, "stage": the compiler stage running at the end,
+   "exception": the Python exception's last line (errors only),
+   "stderr_tail": the last lines of the child's stderr}
+
+check / replay print disagreements to stderr and end with the line
+`N passed, M failed`; the exit status is 0 when all agree, 1 otherwise
+(a disagreement, a timeout, or anything that could not run).
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+VENV_SH = os.path.join(REPO, "tests", "oracle", "venv.sh")
+
+CONFIG_KEYS = ("pattern", "m", "n", "k", "x", "dtype", "num_warps", "num_stages", "arch", "triton")
+TIMEOUT = 120
+TAIL_LINES = 5
+
+# ------------------------------------------------------------------ sampling
+
+PATTERNS = ("dot", "chain-a", "chain-b", "inductor-3d")
+CHAINS = ("chain-a", "chain-b")
+SIZES = (16, 32, 64, 128, 256)
+WARPS = (1, 2, 4, 8, 16, 32)
+STAGES = (1, 2, 3, 4)
+DTYPES = ("fp16", "bf16", "fp32", "fp8e4nv")
+
+
+def make_config(pattern, m, n, k, x, dtype, warps, stages, arch):
+    return {
+        "pattern": pattern, "m": m, "n": n, "k": k, "x": x if pattern in CHAINS else None, "dtype": dtype,
+        "num_warps": warps, "num_stages": stages, "arch": arch
+    }
+
+
+def config_key(cfg):
+    return tuple(cfg.get(k) for k in CONFIG_KEYS if k != "triton")
+
+
+def pinned_configs():
+    """Configurations every sample contains: the known trouble spots."""
+    out = []
+    # FLA's shape and its mirror on Hopper: 64x64 products with 8/16 warps
+    # give wgmma instruction N = 32/16 (< the 64-column swizzle chunk);
+    # 4 warps (N = 64) for contrast.
+    for pat in ("chain-b", "chain-a"):
+        for dt in ("bf16", "fp16"):
+            for w in (4, 8, 16):
+                out.append(make_config(pat, 64, 64, 64, 64, dt, w, 2, "sm90"))
+    out.append(make_config("chain-b", 64, 64, 64, 64, "bf16", 8, 1, "sm90"))
+    out.append(make_config("chain-b", 64, 64, 64, 64, "bf16", 8, 3, "sm90"))
+    out.append(make_config("chain-b", 64, 128, 64, 64, "bf16", 8, 2, "sm90"))
+    out.append(make_config("chain-a", 64, 128, 64, 64, "fp16", 8, 2, "sm90"))
+    # 3.1's Hopper conversion: instruction N = 8 (128x32 with 32 warps; a
+    # chain with N = 16 and 16 warps)
+    out.append(make_config("dot", 128, 32, 64, None, "fp16", 32, 1, "sm90"))
+    out.append(make_config("dot", 128, 32, 64, None, "bf16", 32, 2, "sm90"))
+    out.append(make_config("chain-b", 64, 16, 64, 64, "fp16", 16, 2, "sm90"))
+    out.append(make_config("chain-a", 64, 16, 64, 64, "bf16", 16, 2, "sm90"))
+    out.append(make_config("chain-b", 64, 16, 64, 64, "bf16", 8, 2, "sm90"))
+    # triton #5882: XBLOCK = YBLOCK = 128, R0_BLOCK = 32, fp16, 4 warps
+    for arch in ("sm80", "sm90"):
+        for st in (1, 2):
+            out.append(make_config("inductor-3d", 128, 128, 32, None, "fp16", 4, st, arch))
+    # fp8 on Ampere: should be rejected
+    out.append(make_config("dot", 64, 64, 64, None, "fp8e4nv", 4, 1, "sm80"))
+    out.append(make_config("chain-b", 64, 64, 64, 64, "fp8e4nv", 4, 2, "sm80"))
+    return out
+
+
+def wchoice(rng, values, weights):
+    return rng.choices(values, weights=weights, k=1)[0]
+
+
+def draw(rng):
+    """One configuration.  Four regions: Hopper chained products (the
+    stmatrix / instruction-N family), Hopper single products (instruction
+    N = 8), the inductor-3d loop (pipeliner, rank-3 shared orders), and a
+    sparse sweep of everything else."""
+    region = wchoice(rng, ("hchain", "hdot", "ind", "broad"), (30, 15, 15, 40))
+    if region == "hchain":
+        pat = wchoice(rng, CHAINS, (2, 3))
+        dt = wchoice(rng, DTYPES, (45, 40, 8, 7))
+        mid = (16, 32, 64, 128, 256)
+        mw = (1, 4, 6, 4, 1)
+        m, n, k, x = (wchoice(rng, mid, mw) for _ in range(4))
+        w = wchoice(rng, WARPS, (0, 1, 4, 5, 4, 1))
+        st = wchoice(rng, STAGES, (2, 4, 2, 1))
+        return make_config(pat, m, n, k, x, dt, w, st, "sm90")
+    if region == "hdot":
+        dt = wchoice(rng, DTYPES, (40, 35, 13, 12))
+        m = wchoice(rng, SIZES, (1, 2, 4, 4, 2))
+        n = wchoice(rng, SIZES, (4, 4, 4, 3, 1))
+        k = wchoice(rng, SIZES, (2, 4, 5, 3, 1))
+        w = wchoice(rng, WARPS, (0, 1, 4, 4, 4, 3))
+        st = wchoice(rng, STAGES, (3, 3, 1, 1))
+        return make_config("dot", m, n, k, None, dt, w, st, "sm90")
+    if region == "ind":
+        arch = wchoice(rng, ("sm80", "sm90"), (7, 3))
+        dt = wchoice(rng, DTYPES, (50, 30, 15, 5 if arch == "sm90" else 1))
+        m = wchoice(rng, SIZES, (1, 4, 5, 4, 1))
+        n = wchoice(rng, SIZES, (1, 4, 5, 4, 1))
+        k = wchoice(rng, SIZES, (4, 5, 4, 1, 0))
+        w = wchoice(rng, WARPS, (1, 3, 5, 4, 1, 0))
+        st = wchoice(rng, STAGES, (2, 5, 3, 2))
+        return make_config("inductor-3d", m, n, k, None, dt, w, st, arch)
+    arch = wchoice(rng, ("sm80", "sm90"), (1, 1))
+    pat = wchoice(rng, PATTERNS, (3, 2, 2, 2))
+    dt = wchoice(rng, DTYPES, (35, 30, 22, 13 if arch == "sm90" else 3))
+    m, n, k, x = (wchoice(rng, SIZES, (3, 4, 5, 4, 1)) for _ in range(4))
+    w = wchoice(rng, WARPS, (2, 2, 4, 4, 3, 1))
+    st = wchoice(rng, STAGES, (1, 1, 1, 1))
+    return make_config(pat, m, n, k, x, dt, w, st, arch)
+
+
+MAX_ELEMS_PER_THREAD = 1024
+
+
+def too_heavy(cfg):
+    """Tiles far beyond what a kernel would use (more than 1024 elements of
+    some operand or result per thread) make LLVM and ptxas take minutes;
+    the sampler redraws them."""
+    m, n, k, x = cfg["m"], cfg["n"], cfg["k"], cfg["x"] or 1
+    tiles = [m * k, k * n, m * n]
+    if cfg["pattern"] == "chain-a":
+        tiles += [n * x, m * x]
+    if cfg["pattern"] == "chain-b":
+        tiles += [x * m, x * n]
+    return max(tiles) > MAX_ELEMS_PER_THREAD * 32 * cfg["num_warps"]
+
+
+def sample_configs(n, seed, pinned=True):
+    rng = random.Random(seed)
+    out, seen = [], set()
+    for cfg in (pinned_configs() if pinned else []):
+        if config_key(cfg) not in seen:
+            seen.add(config_key(cfg))
+            out.append(cfg)
+    tries = 0
+    while len(out) < n:
+        tries += 1
+        if tries > 100 * n + 1000:
+            raise SystemExit("sampler: cannot find enough distinct configurations")
+        cfg = draw(rng)
+        if config_key(cfg) in seen or too_heavy(cfg):
+            continue
+        seen.add(config_key(cfg))
+        out.append(cfg)
+    return out[:n]
+
+
+def read_configs(path):
+    out = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            obj = json.loads(line)
+            out.append(obj.get("config", obj))
+    return out
+
+
+def triton_short(version):
+    return ".".join(version.split(".")[:2])
+
+
+def ordered(cfg, triton):
+    """The config with exactly CONFIG_KEYS, in that order."""
+    d = {k: cfg.get(k) for k in CONFIG_KEYS}
+    d["triton"] = triton
+    if d["pattern"] not in CHAINS:
+        d["x"] = None
+    return d
+
+
+# ---------------------------------------------------------------- child side
+
+
+def hook_stages(status_path, ptxas):
+    """Write the name of each compiler stage to status_path before it runs.
+    Unless `ptxas`, the last stage (PTX -> cubin by ptxas) is replaced by
+    one that returns no binary: layout decisions are all made before it,
+    and ptxas alone takes minutes on the largest tiles."""
+    import triton.compiler.compiler as cc
+    orig = cc.make_backend
+
+    def make_backend(target):
+        backend = orig(target)
+        orig_add = backend.add_stages
+
+        def add_stages(stages, *rest, **kw):
+            orig_add(stages, *rest, **kw)
+            if not ptxas and "cubin" in stages:
+                stages["cubin"] = lambda src, metadata: b""
+            for ext, fn in list(stages.items()):
+
+                def run(src, metadata, _fn=fn, _ext=ext):
+                    with open(status_path, "w") as f:
+                        f.write(_ext)
+                    return _fn(src, metadata)
+
+                stages[ext] = run
+
+        backend.add_stages = add_stages
+        return backend
+
+    cc.make_backend = make_backend
+
+
+def child(args):
+    try:  # a failure here is ours, not the compiler's: exit SETUP_FAILED
+        cfg = json.loads(args.config)
+        if HERE not in sys.path:
+            sys.path.insert(0, HERE)
+        import grid_kernels
+        import triton
+        from triton.backends.compiler import GPUTarget
+        if args.status:
+            hook_stages(args.status, args.ptxas)
+            with open(args.status, "w") as f:
+                f.write("ast")  # until the first stage starts: building the TTIR from Python
+        fn, spec = grid_kernels.kernel_spec(cfg)
+        src = grid_kernels.make_ast_source(fn, spec)
+        arch = int(cfg["arch"].replace("sm", ""))
+        opts = dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
+    except Exception as e:
+        import traceback
+        traceback.print_exc()
+        print(EXC_MARK + exception_summary(e), file=sys.stderr, flush=True)
+        return SETUP_FAILED
+    try:
+        triton.compile(src, target=GPUTarget("cuda", arch, 32), options=opts)
+    except Exception as e:
+        import traceback
+        traceback.print_exc()
+        print(EXC_MARK + exception_summary(e), file=sys.stderr, flush=True)
+        return 1
+    return 0
+
+
+EXC_MARK = "RUN_GRID_EXCEPTION: "
+SETUP_FAILED = 3  # the child's exit status when it could not even start compiling
+
+
+def exception_summary(e):
+    """'Type: message' of the innermost cause of `e` (a CompilationError
+    wraps the real error as __cause__ in some releases), the message cut to
+    its last telling line."""
+    while e.__cause__ is not None:
+        e = e.__cause__
+    lines = [l.rstrip() for l in str(e).splitlines() if l.strip() and not l.strip().startswith("^")]
+    msg = lines[-1].strip() if lines else ""
+    return f"{type(e).__name__}: {msg}" if msg else type(e).__name__
+
+
+# --------------------------------------------------------------- parent side
+
+PY_EXC = re.compile(r"^([A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)|AssertionError|KeyError)\b(: .*)?$")
+
+
+def strip_path(line):
+    """'python: /abs/path/lib/Tools/LinearLayout.cpp:562: ...' ->
+    'LinearLayout.cpp:562: ...' (the first absolute path before a
+    file:line is cut to its base name)."""
+    line = re.sub(r"^(?:[^\s:]+: )?/(?:[^\s:]*/)?([^\s/:]+:\d+:)", r"\1", line)
+    # other absolute source paths with a line number: base name only
+    return re.sub(r"/(?:[\w.+-]+/)+([\w.+-]+:\d+)", r"\1", line)
+
+
+def python_exception(lines):
+    """The last line of the last Python traceback in `lines` (a list of
+    stripped stderr lines), or None."""
+    start = None
+    for i, l in enumerate(lines):
+        if l.startswith("Traceback (most recent call last)"):
+            start = i
+    if start is None:
+        return None
+    # the exception line is the first line after the frames that looks like
+    # 'SomeError: ...'; a multi-line message ends at the end of stderr, and
+    # its last line is the telling one.
+    exc_at = None
+    for i in range(start + 1, len(lines)):
+        if PY_EXC.match(lines[i]) and not lines[i].startswith("File "):
+            exc_at = i
+    if exc_at is None:
+        return lines[-1] if lines else None
+    first = lines[exc_at]
+    rest = [l for l in lines[exc_at + 1:] if l.strip() and not l.strip().startswith("^")]
+    if first.endswith(":") or (rest and first.split(":", 1)[0].endswith("CompilationError")):
+        # CompilationError: 'at 12:8:' + source lines + the real message last
+        return (first.split(":", 1)[0] + ": " + rest[-1].strip()) if rest else first
+    return first
+
+
+def marked_exception(lines):
+    for l in reversed(lines):
+        if l.startswith(EXC_MARK):
+            return l[len(EXC_MARK):].strip()
+    return None
+
+
+def key_line(outcome, stderr):
+    """The line that says what went wrong: a failed assertion if one was
+    printed, else an 'LLVM ERROR', else an MLIR 'error:' diagnostic, else
+    the Python exception's last line, else the last line of stderr."""
+    lines = [l.rstrip() for l in stderr.splitlines() if l.strip()]
+    for i, l in enumerate(lines):
+        if l.startswith("UNREACHABLE executed at"):
+            # llvm_unreachable prints its message on the line before
+            before = lines[i - 1].strip() + " -- " if i > 0 else ""
+            return (before + strip_path(l.strip()))[:500]
+    for pat in (r"Assertion .* failed", r"LLVM ERROR", r"(^|\s)error: "):
+        for l in lines:
+            if re.search(pat, l):
+                return strip_path(l.strip())[:500]
+    exc = marked_exception(lines) or python_exception(lines)
+    if exc:
+        return exc[:500]
+    return (lines[-1].strip() if lines else "")[:500]
+
+
+def stderr_tail(lines):
+    """The last TAIL_LINES lines of stderr, without Python traceback frames
+    (kept: the 'Traceback' header's exception line) or our marker line, with
+    absolute paths of the repository made relative."""
+    keep, in_tb = [], False
+    for l in lines:
+        if l.startswith(EXC_MARK):
+            continue
+        if l.startswith("Traceback (most recent call last)"):
+            in_tb = True
+            continue
+        if in_tb and (l.startswith(" ") or l.startswith("\t")):
+            continue
+        in_tb = False
+        keep.append(strip_path(l).replace(REPO + "/", "")[:500])
+    return keep[-TAIL_LINES:]
+
+
+def run_child(py, cfg, work, timeout=TIMEOUT, ptxas=False, script=None, extra=()):
+    """Compile one config in a child (`script child --config JSON ...`,
+    run_grid.py by default); return the record (without config)."""
+    tag = "-".join(str(v) for v in cfg.values())
+    status = os.path.join(work, tag + ".status")
+    cache = os.path.join(work, "cache-" + tag)
+    env = dict(os.environ)
+    env["TRITON_CACHE_DIR"] = cache
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.pop("MLIR_ENABLE_DUMP", None)
+    cmd = [py, script or os.path.abspath(__file__), "child", "--config", json.dumps(cfg), "--status", status, *extra]
+    t0 = time.time()
+    if ptxas:
+        cmd.append("--ptxas")
+    # a session of its own, so that a timeout also ends ptxas (a grandchild)
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        _, err = p.communicate(timeout=timeout)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        _, err = p.communicate()
+        rc = None
+    secs = round(time.time() - t0, 2)
+    stage = open(status).read().strip() if os.path.exists(status) else None
+    for path in (status, ):
+        if os.path.exists(path):
+            os.remove(path)
+    shutil.rmtree(cache, ignore_errors=True)
+    lines = [l.rstrip() for l in err.splitlines() if l.strip()]
+    rec = {"outcome": None, "message": "", "signal": None, "seconds": secs, "stage": stage}
+    if rc == 0:
+        rec["outcome"] = "ok"
+    elif rc is None:
+        rec["outcome"] = "timeout"
+        rec["message"] = f"no result after {timeout} s"
+    elif rc == SETUP_FAILED:
+        rec["outcome"] = "broken"
+        rec["message"] = "the child could not set up the compile: " + (marked_exception(lines) or "")
+    elif rc < 0:
+        rec["outcome"] = "abort"
+        rec["signal"] = -rc
+        rec["message"] = key_line("abort", err) or f"killed by signal {-rc}"
+    else:
+        rec["outcome"] = "error"
+        rec["message"] = key_line("error", err)
+        rec["exception"] = marked_exception(lines) or python_exception(lines) or (lines[-1] if lines else "")
+    if rc != 0:
+        rec["stderr_tail"] = stderr_tail(lines)
+    else:
+        rec["stage"] = None
+    return rec
+
+
+def resolve_python(args):
+    if getattr(args, "python", None):
+        return args.python
+    p = subprocess.run(["bash", VENV_SH, args.triton], capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.stderr.write(p.stderr)
+        raise SystemExit(f"run_grid: no python for triton {args.triton} (venv.sh failed)")
+    return p.stdout.strip().splitlines()[-1]
+
+
+def installed_version(py):
+    p = subprocess.run([py, "-c", "import triton; print(triton.__version__)"], capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.stderr.write(p.stderr)
+        raise SystemExit(f"run_grid: triton does not import under {py}")
+    return p.stdout.strip()
+
+
+def compile_all(py, configs, jobs, timeout, on_result, label="", ptxas=False):
+    """Compile every config (each with its 'triton' key set) in children,
+    `jobs` at a time; call on_result(index, record) as each one finishes."""
+    work = tempfile.mkdtemp(prefix="run_grid-")
+    t0 = time.time()
+    done = 0
+    counts = {}
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
+            futs = {ex.submit(run_child, py, cfg, work, timeout, ptxas): i for i, cfg in enumerate(configs)}
+            for fut in concurrent.futures.as_completed(futs):
+                i = futs[fut]
+                rec = fut.result()
+                rec = {"config": configs[i], **rec}
+                on_result(i, rec)
+                done += 1
+                counts[rec["outcome"]] = counts.get(rec["outcome"], 0) + 1
+                c = configs[i]
+                desc = (f"{c['pattern']} {c['m']}x{c['n']}x{c['k']}" + (f" x{c['x']}" if c.get("x") else "") +
+                        f" {c['dtype']} w{c['num_warps']} s{c['num_stages']} {c['arch']}")
+                extra = "" if rec["outcome"] == "ok" else "  " + rec["message"][:160]
+                eta = (time.time() - t0) / done * (len(configs) - done)
+                print(f"[{label} {done}/{len(configs)} eta {eta/60:.0f}m] {rec['outcome']:7} {rec['seconds']:5.1f}s "
+                      f"{desc}{extra}", file=sys.stderr, flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return counts, time.time() - t0
+
+
+def record(args):
+    py = resolve_python(args)
+    version = installed_version(py)
+    if args.triton and version != args.triton:
+        raise SystemExit(f"run_grid: {py} has triton {version}, not {args.triton}")
+    short = triton_short(version)
+    if args.configs:
+        configs = read_configs(args.configs)
+    elif args.sample:
+        configs = sample_configs(args.sample, args.seed)
+    else:
+        raise SystemExit("record: give --configs FILE or --sample N")
+    configs = [ordered(c, short) for c in configs]
+    done = {}
+    partial = args.out + ".partial"
+    if args.resume and os.path.exists(partial):
+        for line in open(partial):
+            if line.strip():
+                r = json.loads(line)
+                done[config_key(r["config"])] = r
+    todo = [c for c in configs if config_key(c) not in done]
+    print(f"triton {version} ({py}): {len(configs)} configs, {len(configs) - len(todo)} already done, "
+          f"{args.jobs} at a time", file=sys.stderr, flush=True)
+    with open(partial, "a" if args.resume else "w") as pf:
+
+        def on_result(i, rec):
+            done[config_key(rec["config"])] = rec
+            pf.write(json.dumps(rec) + "\n")
+            pf.flush()
+
+        counts, secs = compile_all(py, todo, args.jobs, args.timeout, on_result, label=short,
+                                    ptxas=args.ptxas)
+    with open(args.out, "w") as f:
+        for c in configs:
+            f.write(json.dumps(done[config_key(c)]) + "\n")
+    os.remove(partial)
+    total = {}
+    for r in done.values():
+        total[r["outcome"]] = total.get(r["outcome"], 0) + 1
+    print(f"triton {version}: {total} ({len(todo)} compiled in {secs:.0f} s) -> {args.out}", file=sys.stderr)
+    if total.get("broken") or total.get("timeout"):
+        print("record: some configurations did not give a result (broken/timeout)", file=sys.stderr)
+        return 1
+    return 0
+
+
+def write_sample(args):
+    configs = sample_configs(args.sample, args.seed)
+    with open(args.out, "w") as f:
+        for c in configs:
+            f.write(json.dumps({k: c[k] for k in CONFIG_KEYS if k != "triton"}) + "\n")
+    print(f"{len(configs)} configs -> {args.out}", file=sys.stderr)
+    return 0
+
+
+def predict(binary, configs):
+    """Run `binary predict --batch` on the configs; a list of answers, or
+    raise RuntimeError."""
+    if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
+        raise RuntimeError(f"no executable binary at {binary}")
+    inp = "".join(json.dumps({k: c[k] for k in CONFIG_KEYS}) + "\n" for c in configs)
+    try:
+        p = subprocess.run([binary, "predict", "--batch"], input=inp, capture_output=True, text=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"{binary} predict --batch gave no answer in 600 s")
+    if p.returncode != 0:
+        raise RuntimeError(f"{binary} predict --batch exited with {p.returncode}: {p.stderr.strip()[-2000:]}")
+    out = [l for l in p.stdout.splitlines() if l.strip()]
+    if len(out) != len(configs):
+        raise RuntimeError(f"{binary} predict --batch gave {len(out)} answers for {len(configs)} configs")
+    answers = []
+    for l in out:
+        a = json.loads(l)
+        if a.get("verdict") not in ("ok", "abort", "error"):
+            raise RuntimeError(f"bad answer from {binary}: {l}")
+        answers.append(a)
+    return answers
+
+
+def compare(records, answers):
+    passed = failed = 0
+    for rec, ans in zip(records, answers):
+        if rec["outcome"] == ans["verdict"]:
+            passed += 1
+            continue
+        failed += 1
+        print(
+            "DISAGREE " + json.dumps(rec["config"]) + f"\n  triton: {rec['outcome']}: {rec.get('message', '')}" +
+            f"\n  ours:   {ans['verdict']}: {ans.get('site')} {ans.get('message')}", file=sys.stderr)
+    return passed, failed
+
+
+def check(args):
+    try:
+        py = resolve_python(args)
+        version = installed_version(py)
+        short = triton_short(version)
+        configs = [ordered(c, short) for c in sample_configs(args.sample, args.seed, pinned=False)]
+        answers = predict(args.binary, configs)  # first: a broken binary fails fast
+    except (RuntimeError, SystemExit, ValueError) as e:
+        print(f"check: cannot run: {e}", file=sys.stderr)
+        print(f"0 passed, {args.sample} failed")
+        return 1
+    records = [None] * len(configs)
+
+    def on_result(i, rec):
+        records[i] = rec
+
+    compile_all(py, configs, args.jobs, args.timeout, on_result, label=short, ptxas=args.ptxas)
+    passed, failed = compare(records, answers)
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+def replay(args):
+    records = []
+    for line in open(args.inp):
+        if line.strip():
+            records.append(json.loads(line))
+    try:
+        answers = predict(args.binary, [r["config"] for r in records])
+    except (RuntimeError, ValueError) as e:
+        print(f"replay: cannot run: {e}", file=sys.stderr)
+        print(f"0 passed, {len(records)} failed")
+        return 1
+    passed, failed = compare(records, answers)
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    s = sub.add_parser("sample", help="write a seeded sample of configurations")
+    s.add_argument("--sample", type=int, required=True)
+    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--out", required=True)
+
+    def common(p):
+        p.add_argument("--triton", required=True, help="release, e.g. 3.2.0 (venv from tests/oracle/venv.sh)")
+        p.add_argument("--python", help="use this python instead of venv.sh's")
+        p.add_argument("--jobs", type=int, default=2, help="children at a time (default 2)")
+        p.add_argument("--timeout", type=int, default=TIMEOUT, help=f"seconds per compile (default {TIMEOUT})")
+        p.add_argument("--ptxas", action="store_true", help="also assemble the PTX with ptxas (slow on big tiles)")
+
+    r = sub.add_parser("record", help="compile configurations, write outcomes")
+    common(r)
+    r.add_argument("--out", required=True)
+    r.add_argument("--configs", help="JSON lines of configs (or of records)")
+    r.add_argument("--sample", type=int)
+    r.add_argument("--seed", type=int, default=1)
+    r.add_argument("--resume", action="store_true", help="keep results from OUT.partial of an interrupted run")
+
+    c = sub.add_parser("check", help="fresh sample: Triton against PATH predict --batch")
+    common(c)
+    c.add_argument("--binary", required=True)
+    c.add_argument("--sample", type=int, required=True)
+    c.add_argument("--seed", type=int, required=True)
+
+    p = sub.add_parser("replay", help="recorded grid against PATH predict --batch")
+    p.add_argument("--binary", required=True)
+    p.add_argument("--in", dest="inp", required=True)
+
+    ch = sub.add_parser("child", help="(internal) compile one config")
+    ch.add_argument("--config", required=True)
+    ch.add_argument("--status")
+    ch.add_argument("--ptxas", action="store_true", help="run ptxas too")
+
+    args = ap.parse_args()
+    return {"sample": write_sample, "record": record, "check": check, "replay": replay, "child": child}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
