@@ -18,12 +18,12 @@
 //! - newest: stmatrix is found generically by `divideLeft`; nothing asserts.
 
 use super::Failure;
+use crate::Result;
 use crate::dim::Dim;
 use crate::finder::decisions::Mma;
 use crate::finder::verdict::Trace;
 use crate::layout::LinearLayout;
 use crate::triton::TritonVersion;
-use crate::Result;
 
 /// What `local_alloc` stores: an accumulator of `rows × cols` elements of
 /// `bits` bits into an NVMMA (leading-offset) buffer with `swizzle` bytes.
@@ -169,7 +169,10 @@ fn leading_offset_layout_3_2(s: &Store<'_>, num_cols: u64) -> Result<LinearLayou
         registers.push(vec![c, 0]);
         c *= 2;
     }
-    let mut lanes: Vec<Vec<u64>> = [1u64, 2, 4, 8].iter().map(|&r| vec![8 * ((r / per_phase) % max_phase), r]).collect();
+    let mut lanes: Vec<Vec<u64>> = [1u64, 2, 4, 8]
+        .iter()
+        .map(|&r| vec![8 * ((r / per_phase) % max_phase), r])
+        .collect();
     lanes.push(vec![8, 0]);
     let tile = LinearLayout::from_bases_with_sizes(
         &[(Dim::REGISTER, registers), (Dim::LANE, lanes)],
@@ -179,10 +182,15 @@ fn leading_offset_layout_3_2(s: &Store<'_>, num_cols: u64) -> Result<LinearLayou
     let warps = LinearLayout::identity_1d(s.mma.warps[0], Dim::WARP, row)?
         .product(&LinearLayout::identity_1d(s.mma.warps[1], Dim::WARP, col)?)?
         .transpose_outs(&[col, row])?;
-    let layout = tile.product(&warps)?.flatten_outs()?.rename_out_first(Dim::OFFSET)?;
+    let layout = tile
+        .product(&warps)?
+        .flatten_outs()?
+        .rename_out_first(Dim::OFFSET)?;
     let instr_n = s.mma.instr_n();
     let repeats = LinearLayout::identity_1d(instr_n / num_cols, Dim::REGISTER, Dim::OFFSET)?;
-    layout.product(&repeats)?.reshape_outs(&[(col, instr_n), (row, 16 * s.mma.warps[0])])
+    layout
+        .product(&repeats)?
+        .reshape_outs(&[(col, instr_n), (row, 16 * s.mma.warps[0])])
 }
 
 /// Renames a single flattened out-dim (`reshape_outs` to the same size).

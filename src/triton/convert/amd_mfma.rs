@@ -6,10 +6,10 @@
 //! recipes only know 32×32 and 16×16 and build the same tiles; they differ
 //! in the order repetitions are added (see [`amd_mfma`] and [`mfma_dot`]).
 
-use super::Conversion;
 use super::cga::{combine_cta_cga_with_shape, standard_dims};
+use super::{Conversion, assertion, invalid};
 use crate::dim::Dim;
-use crate::error::{LayoutError, Result};
+use crate::error::Result;
 use crate::layout::{LinearLayout, supremum};
 use crate::triton::attr::{AmdMfma, DotOperand};
 use crate::triton::version::TritonVersion;
@@ -17,21 +17,6 @@ use crate::utils::identity_standard_nd;
 
 /// Lanes per wavefront on CDNA.
 const WARP_SIZE: u64 = 64;
-
-fn invalid(kind: &str, message: impl Into<String>) -> LayoutError {
-    LayoutError::InvalidAttribute {
-        kind: kind.into(),
-        message: message.into(),
-    }
-}
-
-fn assertion(version: TritonVersion, site: &str, message: impl Into<String>) -> LayoutError {
-    LayoutError::TritonAssertion {
-        version: version.to_string(),
-        site: site.into(),
-        message: message.into(),
-    }
-}
 
 /// Triton builds every factor with `identity1D`, which asserts a power of
 /// two (and its sizes are `int32`).

@@ -10,12 +10,12 @@
 //! 3.2: `warpsPerCTA` instead of `ctaLayout`, versions 1 and 2 only, the
 //! same tiles; operands have no linear layout.
 
-use super::Conversion;
 use super::cga::{combine_cta_cga_with_shape, standard_dims};
+use super::{Conversion, assertion, invalid};
 use crate::dim::Dim;
 use crate::error::{LayoutError, Result};
 use crate::layout::LinearLayout;
-use crate::triton::attr::{AmdWmma, Cga, DotOperand};
+use crate::triton::attr::{AmdWmma, DotOperand};
 use crate::triton::version::TritonVersion;
 use crate::utils::identity_standard_nd;
 
@@ -23,21 +23,6 @@ use crate::utils::identity_standard_nd;
 const TILE: u64 = 16;
 /// Lanes per wave on RDNA.
 const WARP_SIZE: u64 = 32;
-
-fn invalid(kind: &str, message: impl Into<String>) -> LayoutError {
-    LayoutError::InvalidAttribute {
-        kind: kind.into(),
-        message: message.into(),
-    }
-}
-
-fn assertion(version: TritonVersion, site: &str, message: impl Into<String>) -> LayoutError {
-    LayoutError::TritonAssertion {
-        version: version.to_string(),
-        site: site.into(),
-        message: message.into(),
-    }
-}
 
 /// Whether `version` has the 3.2 attribute and recipes.
 fn is_legacy(version: TritonVersion) -> bool {
@@ -328,40 +313,11 @@ pub(crate) fn wmma_dot(
     let layout = tile
         .transpose_outs(&rep_dims)?
         .product(&cta.transpose_outs(&rep_dims)?)?;
-    combine_cta_cga_with_shape(layout, &dot_cga(&w.cga, k_index), shape, version)
-        .map(Conversion::Layout)
-}
-
-/// The operand's CGA (`getCGALayout` of the dot operand): the parent's,
-/// with the CTAs along K broadcasting, since every CTA needs the whole K.
-fn dot_cga(cga: &Option<Cga>, k_index: usize) -> Option<Cga> {
-    match cga {
-        None => None,
-        Some(Cga::Bases(bases)) => Some(Cga::Bases(
-            bases
-                .iter()
-                .map(|b| {
-                    b.iter()
-                        .enumerate()
-                        .map(|(i, &c)| if i == k_index { 0 } else { c })
-                        .collect()
-                })
-                .collect(),
-        )),
-        Some(Cga::Split {
-            ctas_per_cga,
-            cta_split_num,
-            cta_order,
-        }) => {
-            let mut split = cta_split_num.clone();
-            if let Some(s) = split.get_mut(k_index) {
-                *s = 1;
-            }
-            Some(Cga::Split {
-                ctas_per_cga: ctas_per_cga.clone(),
-                cta_split_num: split,
-                cta_order: cta_order.clone(),
-            })
-        }
-    }
+    combine_cta_cga_with_shape(
+        layout,
+        &super::cga::operand_cga(&w.cga, k_index),
+        shape,
+        version,
+    )
+    .map(Conversion::Layout)
 }

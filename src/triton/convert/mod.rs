@@ -24,6 +24,27 @@ use super::version::TritonVersion;
 use crate::error::{LayoutError, Result};
 use crate::layout::LinearLayout;
 
+/// An attribute the recipe refuses (`kind` is its TTGIR name).
+pub(crate) fn invalid(kind: &str, message: impl Into<String>) -> LayoutError {
+    LayoutError::InvalidAttribute {
+        kind: kind.into(),
+        message: message.into(),
+    }
+}
+
+/// A Triton assertion the release would hit in `site`.
+pub(crate) fn assertion(
+    version: TritonVersion,
+    site: &str,
+    message: impl Into<String>,
+) -> LayoutError {
+    LayoutError::TritonAssertion {
+        version: version.to_string(),
+        site: site.into(),
+        message: message.into(),
+    }
+}
+
 /// What a release makes of an attribute.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum Conversion {
