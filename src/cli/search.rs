@@ -37,6 +37,10 @@ pub struct SearchArgs {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+    /// Print the groups as JSON: {"total", "failing", "groups": [{"release",
+    /// "site", "verdict", "count", "minimal", "message", "fixed_in", "change"}]}.
+    #[arg(long)]
+    json: bool,
 }
 
 fn or_default<T: Clone>(given: &[T], default: Vec<T>) -> Vec<T> {
@@ -80,6 +84,28 @@ pub fn run(args: SearchArgs) -> Result<(), String> {
     let report = search(&space, &|n| bar.set_position(n as u64));
     bar.finish_and_clear();
     let secs = started.elapsed().as_secs_f64();
+    if args.json {
+        let groups: Vec<serde_json::Value> = report
+            .groups
+            .iter()
+            .map(|g| {
+                let fix = fix_for(&g.minimal, &g.site);
+                serde_json::json!({
+                    "release": g.release.to_string(),
+                    "site": g.site,
+                    "verdict": g.verdict,
+                    "count": g.configs.len(),
+                    "minimal": g.minimal,
+                    "message": g.minimal_prediction.message,
+                    "fixed_in": fix.fixed_in.map(|v| v.to_string()),
+                    "change": fix.change,
+                })
+            })
+            .collect();
+        let value =
+            serde_json::json!({"total": report.total, "failing": report.failing, "groups": groups});
+        return super::print_out(&format!("{value}\n"));
+    }
     let mut out = String::new();
     let _ = writeln!(
         out,

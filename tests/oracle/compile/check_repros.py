@@ -1,0 +1,63 @@
+"""Runs the reproducer of every minimal failing configuration that
+`linear-layout search` reports with the release it fails in, and checks that
+the real compiler ends the same way (abort / error).
+
+    python3 tests/oracle/compile/check_repros.py --binary target/release/linear-layout
+
+Each release's venv comes from tests/oracle/venv.sh. Prints `N passed, M failed`
+and exits 1 on any failure.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+WHEELS = {"3.1": "3.1.0", "3.2": "3.2.0", "3.3": "3.3.1", "3.4": "3.4.0", "newest": "3.9.0"}
+
+
+def venv_python(version):
+    out = subprocess.run(["bash", os.path.join(REPO, "tests/oracle/venv.sh"), version],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"cannot set up triton {version}: {out.stderr.strip()}")
+    return out.stdout.strip()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--binary", required=True)
+    args = ap.parse_args()
+    search = subprocess.run([args.binary, "search", "--quiet", "--json"], capture_output=True, text=True, check=True)
+    groups = json.loads(search.stdout)["groups"]
+    passed = failed = 0
+    for g in groups:
+        c = g["minimal"]
+        flags = ["--pattern", c["pattern"], "--m", str(c["m"]), "--n", str(c["n"]), "--k", str(c["k"]),
+                 "--dtype", c["dtype"], "--num-warps", str(c["num_warps"]), "--num-stages", str(c["num_stages"]),
+                 "--arch", c["arch"], "--triton", c["triton"]]
+        if c.get("x") is not None:
+            flags += ["--x", str(c["x"])]
+        with tempfile.TemporaryDirectory() as d:
+            subprocess.run([args.binary, "repro", *flags, "--out", d], capture_output=True, check=True)
+            py = venv_python(WHEELS[c["triton"]])
+            run = subprocess.run([py, os.path.join(d, "repro.py")], capture_output=True, text=True, timeout=600)
+        m = re.search(r"-> (ok|abort|error)", run.stdout)
+        got = m.group(1) if m else "?"
+        ok = got == g["verdict"]
+        passed += ok
+        failed += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} triton {c['triton']}: {g['site'][:70]}: predicted {g['verdict']}, real {got}",
+              file=sys.stderr)
+        if not ok:
+            print(run.stdout[-800:], file=sys.stderr)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
