@@ -46,6 +46,7 @@ pub mod eval;
 pub mod finder;
 pub mod format;
 mod layout;
+pub mod shrink_trace;
 pub mod triton;
 pub mod tutorial;
 pub mod utils;

@@ -269,3 +269,33 @@ fn convert_batch_answers_every_line() {
             .contains("n == 8 || n == 16")
     );
 }
+
+#[test]
+fn shrink_trace_minimizes_a_failing_request() {
+    let path =
+        std::env::temp_dir().join(format!("linear-layout-trace-{}.jsonl", std::process::id()));
+    let lines = [
+        r#"{"op": "identity_1d", "size": 4, "in_dim": "lane", "out_dim": "dim0"}"#,
+        r#"{"op": "invert_and_compose", "a": {"bases": [["register", [[1, 0], [2, 0]]], ["warp", [[0, 1], [4, 0]]]], "out_dims": [["dim0", 8], ["dim1", 2]]}, "b": {"bases": [["lane", [[1, 0], [2, 0]]], ["block", [[0, 1]]]], "out_dims": [["dim0", 8], ["dim1", 2]]}}"#,
+    ];
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let out = bin()
+        .args(["shrink-trace", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    std::fs::remove_file(&path).ok();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("failure: image_not_contained"), "{text}");
+    // Only the basis that leaves b's image (4 on dim0) is needed.
+    assert!(text.contains(r#"[[4,0]]"#), "{text}");
+    assert!(!text.contains("register"), "{text}");
+    assert!(
+        text.contains("fn shrunk_trace()") && text.contains("invert_and_compose(build(req['b']))"),
+        "{text}"
+    );
+}

@@ -10,6 +10,7 @@ mod repro;
 mod search;
 mod show;
 mod shrink;
+mod shrink_trace;
 mod view;
 
 use clap::{Parser, Subcommand};
@@ -41,6 +42,8 @@ enum Command {
     Repro(repro::ReproArgs),
     /// Run the modelled checks over a TTGIR dump.
     CheckTtgir(check_ttgir::CheckTtgirArgs),
+    /// Shrink a failing eval trace to its smallest failing request.
+    ShrinkTrace(shrink_trace::ShrinkTraceArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -54,6 +57,7 @@ pub fn main() -> ExitCode {
         Command::Shrink(args) => shrink::run(args),
         Command::Repro(args) => repro::run(args),
         Command::CheckTtgir(args) => check_ttgir::run(args),
+        Command::ShrinkTrace(args) => shrink_trace::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
