@@ -32,9 +32,11 @@
 //!
 //! The crate is layered, each layer using only the ones below it:
 //! `bits` (packed GF(2) kernels) → [`LinearLayout`] (the algebra) →
-//! [`utils`] (Triton's `LayoutUtils`) → [`format`](mod@format) (text, JSON, TTGIR) →
-//! [`eval`] (the JSON-lines scripting protocol used by the CLI and the
-//! oracle tests). [`tutorial`] explains the maths.
+//! [`utils`] (Triton's `LayoutUtils`) → [`format`](mod@format) (text, JSON,
+//! TTGIR) → [`triton`] (layout attributes and each release's conversions) →
+//! [`finder`] (the lowering models, search, shrinking and reproducers).
+//! [`eval`] and [`shrink_trace`] are the JSON-lines scripting protocol used by
+//! the CLI and the oracle tests. [`tutorial`] explains the maths.
 
 #![warn(missing_docs)]
 
