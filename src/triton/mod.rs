@@ -3,7 +3,7 @@
 //!
 //! - [`version`]: the releases whose behaviour differs ([`TritonVersion`]).
 //! - [`attr`]: the attributes as data ([`Attr`]).
-//! - [`parse`] / [`print`]: TTGIR text, with both dialect spellings
+//! - [`parse`] / [`print`](mod@print): TTGIR text, with both dialect spellings
 //!   (`#triton_gpu.` up to 3.2, `#ttg.` after) and `#alias` definitions.
 //! - [`convert`]: `to_linear_layout(attr, shape, version)`.
 

@@ -3,7 +3,7 @@
 //!
 //! One file per recipe. Every distributed recipe builds a CTA tile with
 //! in-dims `register, lane, warp` and fits it to the tensor with
-//! [`cga::combine_cta_cga_with_shape`], which adds `block`; shared recipes
+//! `cga::combine_cta_cga_with_shape`, which adds `block`; shared recipes
 //! use `offset, block`. Out-dims are `dim0 … dim{rank-1}` sized by the shape.
 
 mod amd_mfma;
