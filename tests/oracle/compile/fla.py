@@ -42,6 +42,7 @@ import ast
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -133,7 +134,9 @@ def child(args):
     import triton
     import triton.compiler.compiler as cc
     from triton.backends.compiler import GPUTarget
-    scratch = tempfile.mkdtemp(prefix="fla-kernel-")
+    # inside the parent's work dir when there is one: an aborted child
+    # never runs its atexit hooks, the parent removes that dir
+    scratch = tempfile.mkdtemp(prefix="fla-kernel-", dir=os.path.dirname(args.status) if args.status else None)
     import atexit
     import shutil
     atexit.register(shutil.rmtree, scratch, True)
@@ -231,6 +234,7 @@ def record(args):
                 print(f"[fla {short}] {rec['outcome']:7} {rec['seconds']:5.1f}s BV={c['bv']} w{c['num_warps']} "
                       f"{c['arch']}{extra_msg}", file=sys.stderr, flush=True)
         out_recs += recs
+        shutil.rmtree(work, ignore_errors=True)
     with open(args.out, "w") as f:
         for r in out_recs:
             f.write(json.dumps(r) + "\n")
@@ -245,11 +249,16 @@ def dump_ttgir(args):
     out = os.path.abspath(args.out)
     if os.path.exists(out):
         os.remove(out)
-    env = dict(os.environ, TRITON_CACHE_DIR=tempfile.mkdtemp(prefix="fla-cache-"), PYTHONDONTWRITEBYTECODE="1")
-    p = subprocess.run([
-        py, os.path.abspath(__file__), "child", "--config",
-        json.dumps(cfg), "--fla-dir", args.fla_dir, "--dump-ttgir", out
-    ], env=env, capture_output=True, text=True, timeout=600)
+    work = tempfile.mkdtemp(prefix="fla-dump-")
+    env = dict(os.environ, TRITON_CACHE_DIR=os.path.join(work, "cache"), PYTHONDONTWRITEBYTECODE="1")
+    try:
+        p = subprocess.run([
+            py, os.path.abspath(__file__), "child", "--config",
+            json.dumps(cfg), "--fla-dir", args.fla_dir, "--dump-ttgir", out, "--status",
+            os.path.join(work, "status")
+        ], env=env, capture_output=True, text=True, timeout=600)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     if p.returncode != 0 or not os.path.exists(out):
         sys.stderr.write(p.stderr[-3000:])
         raise SystemExit(f"fla.py: no TTGIR (exit {p.returncode})")
