@@ -116,3 +116,21 @@ fn conversions_agree_with_triton_3_2_unit_tests() {
         failures.join("\n")
     );
 }
+
+/// Disagreements the differential campaign found (notes/findings/), fixed and
+/// kept: a CGA layout's bits may come in any order, and WMMA parents check
+/// their CGA too.
+#[test]
+fn campaign_findings_stay_fixed() {
+    let all = cases("campaign-regressions.jsonl");
+    assert!(!all.is_empty());
+    for case in &all {
+        let ours = convert_line(&case["request"].to_string());
+        assert!(
+            agrees(&ours, &case["expect"]),
+            "{}: ours {ours}, triton {}",
+            case["source"],
+            case["expect"]
+        );
+    }
+}

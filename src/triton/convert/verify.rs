@@ -29,12 +29,19 @@ fn check_order(kind: &str, order: &[usize]) -> Result<()> {
     }
 }
 
-/// After removing zero bases the CGA bases must be a permutation matrix:
-/// per dim, the nonzero bases are 1, 2, 4, … in order, each along one dim.
+/// After removing zero (broadcast) bases, the CGA bases must be a
+/// permutation matrix: each moves one dim by one bit, no bit twice, and each
+/// dim's bits are 1, 2, 4, … up to its size (in any order).
 fn check_cga(kind: &str, cga: &Option<Cga>, rank: usize) -> Result<()> {
     match cga {
         Some(Cga::Bases(bases)) => {
-            let mut next = vec![1u64; rank];
+            let bad = || {
+                invalid(
+                    kind,
+                    "After removing broadcast bases the CGA encoding must be a permutation matrix",
+                )
+            };
+            let mut bits: Vec<Vec<u32>> = vec![Vec::new(); rank];
             for b in bases {
                 if b.len() != rank {
                     return Err(invalid(
@@ -45,13 +52,18 @@ fn check_cga(kind: &str, cga: &Option<Cga>, rank: usize) -> Result<()> {
                 let nonzero: Vec<usize> = (0..rank).filter(|&d| b[d] != 0).collect();
                 match nonzero.as_slice() {
                     [] => {}
-                    [d] if b[*d] == next[*d] => next[*d] *= 2,
-                    _ => {
-                        return Err(invalid(
-                            kind,
-                            "After removing broadcast bases the CGA encoding must be a permutation matrix",
-                        ));
+                    [d] if b[*d].is_power_of_two()
+                        && !bits[*d].contains(&b[*d].trailing_zeros()) =>
+                    {
+                        bits[*d].push(b[*d].trailing_zeros())
                     }
+                    _ => return Err(bad()),
+                }
+            }
+            for dim_bits in &mut bits {
+                dim_bits.sort_unstable();
+                if dim_bits.iter().enumerate().any(|(i, &b)| b != i as u32) {
+                    return Err(bad());
                 }
             }
             Ok(())
@@ -282,7 +294,7 @@ pub(crate) fn verify(attr: &Attr, version: TritonVersion) -> Result<()> {
                     format!("invalid WMMA v{} instruction shape", w.version),
                 ));
             }
-            Ok(())
+            check_cga("amd_wmma", &w.cga, attr.rank().unwrap_or(2))
         }
         Attr::Linear(l) => {
             if !l.generic && !is_permutation_matrix(&l.bases) {
