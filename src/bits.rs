@@ -17,15 +17,16 @@
 /// An XOR basis of the span of the columns inserted so far, remembering for
 /// each basis vector which inserted columns it is the sum of.
 ///
-/// The basis is kept sorted by highest set bit, descending, with distinct
-/// highest bits, so reducing a vector is one pass: XOR a basis vector in
-/// exactly when that lowers the vector (it then has the basis vector's
-/// highest bit set).
+/// Basis vectors are indexed by their highest set bit, so reducing a vector
+/// costs one step per set bit it meets, whatever the rank.
 #[derive(Clone)]
 pub(crate) struct SpanBasis {
-    /// `(vector, combination)`: the combination's bit `i` stands for the
-    /// `i`-th inserted column.
-    basis: smallvec::SmallVec<[(u64, u64); 32]>,
+    /// `vecs[b]` has highest set bit `b` (when `present` has bit `b`).
+    vecs: [u64; 64],
+    /// `combos[b]`: the set of inserted columns (bit `i` = column `i`) whose
+    /// XOR is `vecs[b]`.
+    combos: [u64; 64],
+    present: u64,
     /// How many columns have been offered to `insert`.
     offered: u32,
 }
@@ -33,22 +34,29 @@ pub(crate) struct SpanBasis {
 impl SpanBasis {
     pub(crate) fn new() -> Self {
         SpanBasis {
-            basis: smallvec::SmallVec::new(),
+            vecs: [0; 64],
+            combos: [0; 64],
+            present: 0,
             offered: 0,
         }
     }
 
     /// Reduces `v` against the basis: returns the residue (zero exactly when
     /// `v` is in the span) and the set of inserted columns used.
-    pub(crate) fn reduce(&self, mut v: u64) -> (u64, u64) {
-        let mut combo = 0u64;
-        for &(b, cb) in &self.basis {
-            if v ^ b < v {
-                v ^= b;
-                combo ^= cb;
+    pub(crate) fn reduce(&self, v: u64) -> (u64, u64) {
+        let (mut rest, mut residue, mut combo) = (v, 0u64, 0u64);
+        while rest != 0 {
+            let top = 63 - rest.leading_zeros();
+            let bit = 1u64 << top;
+            if self.present & bit != 0 {
+                rest ^= self.vecs[top as usize];
+                combo ^= self.combos[top as usize];
+            } else {
+                residue |= bit;
+                rest ^= bit;
             }
         }
-        (v, combo)
+        (residue, combo)
     }
 
     /// Offers the next column. Returns `true` when it is independent of the
@@ -61,41 +69,47 @@ impl SpanBasis {
         if index >= 64 {
             return false;
         }
-        let (v, combo) = self.reduce(column);
-        if v == 0 {
-            return false;
+        let (mut v, mut combo) = (column, 1u64 << index);
+        while v != 0 {
+            let top = 63 - v.leading_zeros();
+            if self.present & (1 << top) == 0 {
+                self.vecs[top as usize] = v;
+                self.combos[top as usize] = combo;
+                self.present |= 1 << top;
+                return true;
+            }
+            v ^= self.vecs[top as usize];
+            combo ^= self.combos[top as usize];
         }
-        let at = self.basis.partition_point(|&(b, _)| b > v);
-        self.basis.insert(at, (v, combo ^ (1u64 << index)));
-        true
+        false
     }
 
     /// The number of independent columns inserted.
     #[cfg(test)]
     pub(crate) fn rank(&self) -> u32 {
-        self.basis.len() as u32
+        self.present.count_ones()
     }
 }
 
-/// The rank of a set of packed columns.
-///
-/// Keeps the reduced columns sorted by highest set bit (descending), so a
-/// new column is reduced by one pass of `v = min(v, v ^ b)`: XOR-ing `b`
-/// lowers `v` exactly when `v` has `b`'s highest bit set. No table to clear,
-/// which matters because every constructed layout computes its rank.
+/// The rank of a set of packed columns: the same elimination as
+/// [`SpanBasis`] without tracking combinations (a 512-byte table indexed by
+/// highest set bit).
 pub(crate) fn rank(columns: &[u64]) -> u32 {
-    let mut basis: smallvec::SmallVec<[u64; 64]> = smallvec::SmallVec::new();
+    let mut table = [0u64; 64];
+    let mut present = 0u64;
     for &c in columns {
         let mut v = c;
-        for &b in &basis {
-            v = v.min(v ^ b);
-        }
-        if v != 0 {
-            let at = basis.partition_point(|&b| b > v);
-            basis.insert(at, v);
+        while v != 0 {
+            let top = 63 - v.leading_zeros();
+            if present & (1 << top) == 0 {
+                table[top as usize] = v;
+                present |= 1 << top;
+                break;
+            }
+            v ^= table[top as usize];
         }
     }
-    basis.len() as u32
+    present.count_ones()
 }
 
 /// A mask with the low `bits` bits set (`bits` may be 64).
