@@ -52,8 +52,8 @@ impl Dim {
 
     /// The logical tensor dimension `dim{index}`, as Triton names out-dims.
     pub fn standard(index: usize) -> Dim {
-        match WELL_KNOWN.get(5 + index) {
-            Some(_) => Dim(5 + index as u32),
+        match index.checked_add(5).filter(|&i| i < WELL_KNOWN.len()) {
+            Some(i) => Dim(i as u32),
             None => Dim::new(&format!("dim{index}")),
         }
     }

@@ -134,3 +134,21 @@ fn campaign_findings_stay_fixed() {
         );
     }
 }
+
+/// Found by the `convert` fuzz target: rank-1 MMA and dot-operand attributes
+/// are refused, not computed with a wrapped `rank - 2`.
+#[test]
+fn rank_one_mma_and_dot_operands_are_errors() {
+    use linear_layout::triton::{TritonVersion, to_linear_layout};
+    for text in [
+        "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1], instrShape = [16, 8]}>",
+        "#ttg.dot_op<{opIdx = 1, parent = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [1], warpsPerCTA = [1], order = [0]}>}>",
+        "#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1], instrShape = [16, 8]}>, kWidth = 8}>",
+    ] {
+        let attr = parse_attr(text, &Defs::new()).unwrap();
+        for v in TritonVersion::ALL {
+            let e = to_linear_layout(&attr, &[16], v, None).unwrap_err();
+            assert!(e.to_string().contains("rank 2 or 3"), "{text} ({v}): {e}");
+        }
+    }
+}

@@ -177,10 +177,16 @@ pub(crate) fn verify(attr: &Attr, version: TritonVersion) -> Result<()> {
             if m.warps_per_cta.iter().any(|w| !w.is_power_of_two()) {
                 return Err(invalid("nvidia_mma", "warpsPerCTA must be powers of two"));
             }
+            if !(2..=3).contains(&m.warps_per_cta.len()) {
+                return Err(invalid("nvidia_mma", "an MMA layout is rank 2 or 3"));
+            }
             check_cga("nvidia_mma", &m.cga, m.warps_per_cta.len())
         }
         Attr::DotOperand(d) => {
             verify(&d.parent, version)?;
+            if d.parent.rank().is_none_or(|r| !(2..=3).contains(&r)) {
+                return Err(invalid("dot_op", "a dot operand is rank 2 or 3"));
+            }
             if d.op_idx > 1 {
                 return Err(invalid(
                     "dot_op",
