@@ -119,7 +119,7 @@ fn rust_layout(lay: &Value) -> String {
         .map(|o| format!("(dim({}), {})", o[0], o[1]))
         .collect();
     format!(
-        "LinearLayout::from_bases_with_sizes(&[{}], &[{}], false).unwrap()",
+        "LinearLayout::from_bases_with_sizes(&[{}], &[{}], false)?",
         bases.join(", "),
         outs.join(", ")
     )
@@ -128,17 +128,18 @@ fn rust_layout(lay: &Value) -> String {
 /// The shrunk request as a Rust test (against this crate's `eval`, which
 /// covers every op, plus the layouts spelled out for reading).
 pub fn as_rust_test(req: &Value, kind: &str) -> String {
-    let mut s =
-        String::from("#[test]\nfn shrunk_trace() {\n    use linear_layout::{LinearLayout, dim};\n");
+    let mut s = String::from(
+        "#[test]\nfn shrunk_trace() -> Result<(), linear_layout::LayoutError> {\n    use linear_layout::{LinearLayout, dim};\n",
+    );
     if let Some(obj) = req.as_object() {
         for (key, v) in obj {
             if v.get("bases").is_some() {
-                s.push_str(&format!("    let {key} = {};\n", rust_layout(v)));
+                s.push_str(&format!("    let _{key} = {};\n", rust_layout(v)));
             }
         }
     }
     s.push_str(&format!(
-        "    let request = serde_json::json!({req});\n    let err = linear_layout::eval::eval(&request).unwrap_err();\n    assert_eq!(err.kind, {kind:?});\n}}\n"
+        "    let request = serde_json::json!({req});\n    let err = linear_layout::eval::eval(&request).unwrap_err();\n    assert_eq!(err.kind, {kind:?});\n    Ok(())\n}}\n"
     ));
     s
 }

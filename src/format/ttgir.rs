@@ -80,7 +80,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Consumes `token` or fails saying it was expected.
-    pub fn expect(&mut self, token: &str) -> Result<()> {
+    pub fn require(&mut self, token: &str) -> Result<()> {
         if self.eat(token) {
             Ok(())
         } else {
@@ -126,7 +126,7 @@ impl<'a> Cursor<'a> {
 
     /// `[a, b, c]` of integers.
     pub fn int_list(&mut self) -> Result<Vec<u64>> {
-        self.expect("[")?;
+        self.require("[")?;
         let mut out = Vec::new();
         if self.eat("]") {
             return Ok(out);
@@ -136,13 +136,13 @@ impl<'a> Cursor<'a> {
             if self.eat("]") {
                 return Ok(out);
             }
-            self.expect(",")?;
+            self.require(",")?;
         }
     }
 
     /// `[[a, b], [c, d]]`: a list of bases.
     pub fn basis_list(&mut self) -> Result<Vec<Vec<u64>>> {
-        self.expect("[")?;
+        self.require("[")?;
         let mut out = Vec::new();
         if self.eat("]") {
             return Ok(out);
@@ -152,7 +152,7 @@ impl<'a> Cursor<'a> {
             if self.eat("]") {
                 return Ok(out);
             }
-            self.expect(",")?;
+            self.require(",")?;
         }
     }
 
@@ -169,7 +169,7 @@ impl<'a> Cursor<'a> {
 
 /// Parses `{name = [[..], ..], ...}` into named bases, keeping their order.
 pub fn parse_bases_dict(c: &mut Cursor<'_>) -> Result<Vec<(Dim, Vec<Vec<u64>>)>> {
-    c.expect("{")?;
+    c.require("{")?;
     let mut bases: Vec<(Dim, Vec<Vec<u64>>)> = Vec::new();
     if c.eat("}") {
         return Ok(bases);
@@ -179,12 +179,12 @@ pub fn parse_bases_dict(c: &mut Cursor<'_>) -> Result<Vec<(Dim, Vec<Vec<u64>>)>>
         if bases.iter().any(|b| b.0.name() == name) {
             return Err(c.error(format!("`{name}` appears twice")));
         }
-        c.expect("=")?;
+        c.require("=")?;
         bases.push((dim(name), c.basis_list()?));
         if c.eat("}") {
             return Ok(bases);
         }
-        c.expect(",")?;
+        c.require(",")?;
     }
 }
 
@@ -204,16 +204,16 @@ pub fn layout_from_standard_bases(bases: &[(Dim, Vec<Vec<u64>>)]) -> Result<Line
 /// Parses `#ttg.linear<{...}>` or `#triton_gpu.linear<{...}>`.
 pub fn parse_linear_attr(text: &str) -> Result<LinearLayout> {
     let mut c = Cursor::new(text, "#ttg.linear");
-    c.expect("#")?;
+    c.require("#")?;
     let name = c.ident()?;
     if name != "ttg.linear" && name != "triton_gpu.linear" {
         return Err(c.error(format!(
             "expected `ttg.linear` or `triton_gpu.linear`, found `{name}`"
         )));
     }
-    c.expect("<")?;
+    c.require("<")?;
     let bases = parse_bases_dict(&mut c)?;
-    c.expect(">")?;
+    c.require(">")?;
     c.finish()?;
     layout_from_standard_bases(&bases).map_err(|e| match e {
         LayoutError::Parse { .. } => e,

@@ -133,7 +133,7 @@ type Fields = Vec<(String, Value, usize)>;
 
 /// `#dialect.kind<...>` or `#alias`.
 fn attribute(c: &mut Cursor<'_>, defs: &Defs) -> Result<Attr> {
-    c.expect("#")?;
+    c.require("#")?;
     let start = c.rest();
     let name = c.ident()?;
     let Some((dialect, kind)) = name.split_once('.') else {
@@ -166,7 +166,7 @@ fn attribute(c: &mut Cursor<'_>, defs: &Defs) -> Result<Attr> {
             text: format!("#{}", &start[..consumed]),
         });
     }
-    c.expect("<")?;
+    c.require("<")?;
     let mut fields = Fields::new();
     loop {
         if c.eat("{") {
@@ -174,13 +174,13 @@ fn attribute(c: &mut Cursor<'_>, defs: &Defs) -> Result<Attr> {
         } else {
             let at = c.rest().len();
             let key = c.ident()?.to_string();
-            c.expect("=")?;
+            c.require("=")?;
             fields.push((key, value(c, defs)?, at));
         }
         if c.eat(">") {
             break;
         }
-        c.expect(",")?;
+        c.require(",")?;
     }
     build(
         c,
@@ -223,12 +223,12 @@ fn dict_body(c: &mut Cursor<'_>, defs: &Defs) -> Result<Fields> {
     loop {
         let at = c.rest().len();
         let key = c.ident()?.to_string();
-        c.expect("=")?;
+        c.require("=")?;
         fields.push((key, value(c, defs)?, at));
         if c.eat("}") {
             return Ok(fields);
         }
-        c.expect(",")?;
+        c.require(",")?;
     }
 }
 
@@ -236,7 +236,7 @@ fn value(c: &mut Cursor<'_>, defs: &Defs) -> Result<Value> {
     c.skip_ws();
     let rest = c.rest();
     if rest.starts_with('[') {
-        c.expect("[")?;
+        c.require("[")?;
         let mut items = Vec::new();
         if c.eat("]") {
             return Ok(Value::List(items));
@@ -246,10 +246,10 @@ fn value(c: &mut Cursor<'_>, defs: &Defs) -> Result<Value> {
             if c.eat("]") {
                 return Ok(Value::List(items));
             }
-            c.expect(",")?;
+            c.require(",")?;
         }
     } else if rest.starts_with('{') {
-        c.expect("{")?;
+        c.require("{")?;
         Ok(Value::Dict(dict_body(c, defs)?))
     } else if rest.starts_with('#') {
         Ok(Value::Attr(attribute(c, defs)?))
@@ -257,7 +257,7 @@ fn value(c: &mut Cursor<'_>, defs: &Defs) -> Result<Value> {
         let v = c.integer()?;
         // An optional MLIR type suffix such as `: i32`.
         if c.rest().trim_start().starts_with(':') {
-            c.expect(":")?;
+            c.require(":")?;
             c.ident()?;
         }
         Ok(Value::Int(v))
