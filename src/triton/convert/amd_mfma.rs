@@ -7,7 +7,7 @@
 //! in the order repetitions are added (see [`amd_mfma`] and [`mfma_dot`]).
 
 use super::cga::{combine_cta_cga_with_shape, standard_dims};
-use super::{Conversion, assertion, invalid};
+use super::{Conversion, assertion, check_warps_len, invalid};
 use crate::dim::Dim;
 use crate::error::Result;
 use crate::layout::{LinearLayout, supremum};
@@ -131,15 +131,7 @@ pub(crate) fn amd_mfma(m: &AmdMfma, shape: &[u64], version: TritonVersion) -> Re
     const SITE: &str = "AMDMfmaEncodingAttr::toLinearLayout (LinearLayoutConversions.cpp)";
     let rank = shape.len();
     check_rank(KIND, rank)?;
-    if m.warps_per_cta.len() != rank {
-        return Err(invalid(
-            KIND,
-            format!(
-                "warpsPerCTA has {} entries for a rank-{rank} shape",
-                m.warps_per_cta.len()
-            ),
-        ));
-    }
+    check_warps_len(KIND, "", &m.warps_per_cta, rank)?;
     let (mdim, ndim) = mn_dims(m)?;
     check_pow2(version, "warpsPerCTA", &m.warps_per_cta)?;
     if let Some(t) = &m.tiles_per_warp {
@@ -237,15 +229,7 @@ pub(crate) fn mfma_dot(
     const KIND: &str = "#ttg.dot_op";
     let rank = shape.len();
     check_rank(KIND, rank)?;
-    if m.warps_per_cta.len() != rank {
-        return Err(invalid(
-            KIND,
-            format!(
-                "the parent's warpsPerCTA has {} entries for a rank-{rank} shape",
-                m.warps_per_cta.len()
-            ),
-        ));
-    }
+    check_warps_len(KIND, "the parent's ", &m.warps_per_cta, rank)?;
     let k_width = match d.k_width {
         Some(k) if k != 0 => k,
         _ => {

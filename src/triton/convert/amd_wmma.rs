@@ -11,7 +11,7 @@
 //! same tiles; operands have no linear layout.
 
 use super::cga::{combine_cta_cga_with_shape, standard_dims};
-use super::{Conversion, assertion, invalid};
+use super::{Conversion, assertion, check_warps_len, invalid};
 use crate::dim::Dim;
 use crate::error::{LayoutError, Result};
 use crate::layout::LinearLayout;
@@ -110,15 +110,7 @@ fn cta_layout(w: &AmdWmma, rank: usize, version: TritonVersion) -> Result<Linear
             "needs `warpsPerCTA` (up to 3.4) or `ctaLayout` (newest)",
         ));
     };
-    if wpc.len() != rank {
-        return Err(invalid(
-            KIND,
-            format!(
-                "warpsPerCTA has {} entries for a rank-{rank} shape",
-                wpc.len()
-            ),
-        ));
-    }
+    check_warps_len(KIND, "", wpc, rank)?;
     let order = matrix_order(rank, true);
     let mut l = LinearLayout::identity_1d(1, Dim::REGISTER, dims[order[0]])?;
     for &d in &order {

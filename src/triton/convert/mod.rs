@@ -32,6 +32,22 @@ pub(crate) fn invalid(kind: &str, message: impl Into<String>) -> LayoutError {
     }
 }
 
+/// Refuses a `warpsPerCTA` whose length is not the shape's rank (`whose`
+/// names the attribute that holds it, for the message).
+pub(crate) fn check_warps_len(kind: &str, whose: &str, warps: &[u64], rank: usize) -> Result<()> {
+    if warps.len() == rank {
+        Ok(())
+    } else {
+        Err(invalid(
+            kind,
+            format!(
+                "{whose}warpsPerCTA has {} entries for a rank-{rank} shape",
+                warps.len()
+            ),
+        ))
+    }
+}
+
 /// A Triton assertion the release would hit in `site`.
 pub(crate) fn assertion(
     version: TritonVersion,
