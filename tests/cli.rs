@@ -299,3 +299,36 @@ fn shrink_trace_minimizes_a_failing_request() {
         "{text}"
     );
 }
+
+#[test]
+fn check_ttgir_json_names_the_line_op_and_verdict() {
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/compile/");
+    let run = |file: &str, triton: &str| {
+        let out = bin()
+            .args([
+                "check-ttgir",
+                &format!("{data}{file}"),
+                "--triton",
+                triton,
+                "--json",
+            ])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (out.status.code(), v)
+    };
+    let (code, v) = run("fla-3.2.0-w8.ttgir", "3.2");
+    assert_eq!(code, Some(1), "findings exit 1, as in the text form");
+    let findings = v["findings"].as_array().unwrap();
+    assert!(!findings.is_empty());
+    for f in findings {
+        assert_eq!(f["op"], "local_alloc");
+        assert_eq!(f["verdict"], "abort");
+        assert!(f["site"].as_str().unwrap().contains("LinearLayout.cpp:562"));
+        assert!(f["line"].as_u64().unwrap() > 0);
+    }
+    let (code, v) = run("fla-3.2.0-w4.ttgir", "3.2");
+    assert_eq!(code, Some(0));
+    assert_eq!(v["findings"], serde_json::json!([]));
+    assert_eq!(v["triton"], "3.2");
+}

@@ -41,6 +41,7 @@ fn frontend(cfg: &Config) -> Result<(), Failure> {
         };
         return Err(Failure {
             verdict: Verdict::Error,
+            assertion: false,
             site: "semantic analysis (triton/language/semantic.py)".into(),
             message: message.into(),
         });
@@ -55,6 +56,7 @@ fn frontend(cfg: &Config) -> Result<(), Failure> {
             };
             return Err(Failure {
                 verdict: Verdict::Error,
+                assertion: false,
                 site: "dot shape check (triton/language/semantic.py)".into(),
                 message: format!("{message} (a dot has K = {min_k})"),
             });

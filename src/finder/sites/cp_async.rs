@@ -1,48 +1,229 @@
-//! `async_copy_global_to_local` (`cp.async`): the vector width is the
-//! smaller of the pointer contiguity and the number of consecutive registers
-//! of a thread that land on consecutive shared offsets (computed with
-//! linear layouts: `largestVectorisation` of register → offset); fewer than
-//! 4 bytes is a diagnosed error.
+//! `async_copy_global_to_local` (`cp.async`): how wide each copy is, per
+//! release (`AsyncCopyGlobalToLocalOpConversion` in
+//! `third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/LoadStoreOpToLLVM.cpp`).
+//!
+//! Every release starts from the pointers' contiguity, `getContiguity(src)`:
+//! the elements a thread holds consecutively along the layout's fastest dim,
+//! capped by the pointers' alignment (see [`AsyncCopy::max_vec`]). Then:
+//!
+//! - 3.1 uses no linear layout. Computing the swizzled addresses
+//!   (`getSwizzledSharedPtrs`, `Utility.h:1286`) asserts that a swizzle
+//!   pattern (`vec × maxPhase` elements) fits in the buffer's fastest dim.
+//!   The width is the smaller of the contiguity and the shared layout's `vec`
+//!   (when `vec > 1`), and each copy must be 4, 8 or 16 bytes: narrower
+//!   copies abort (`LoadStoreOpToLLVM.cpp:852`).
+//! - 3.2 to 3.4 compose the register layout with the inverse of the shared
+//!   layout (`emitTransferBetweenRegistersAndShared`) and take the number of
+//!   consecutive registers landing on consecutive offsets
+//!   (`getNumConsecutiveInOut`); 3.2 first splits the offset into one in-dim
+//!   per tensor dim, minor first, so the run stops at the end of a row. A copy
+//!   narrower than 4 bytes is a diagnosed error: "cp.async does not support
+//!   transfers smaller than 4 bytes".
+//! - Later releases pick the width with `largestVectorisation`; that lowering
+//!   is modelled from the source, not from a compile (the compile oracles stop
+//!   at 3.4).
 
 use super::Failure;
 use crate::dim::Dim;
 use crate::finder::verdict::{Trace, Verdict};
 use crate::layout::LinearLayout;
+use crate::triton::TritonVersion;
 use crate::utils::largest_vectorisation;
 
-/// Checks a copy from a register layout `regs` into a shared layout `shared`
-/// (both onto the same tensor dims) of `bits`-bit elements, with pointer
-/// contiguity `contiguity` elements.
-pub fn copy(
-    regs: &LinearLayout,
-    shared: &LinearLayout,
-    bits: u64,
-    contiguity: u64,
-    trace: &mut Trace,
-) -> Result<(), Failure> {
-    let fail = |message: String| {
-        Failure {
-        verdict: Verdict::Error,
-        site: "AsyncCopyGlobalToLocalOpConversion (third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/LoadStoreOpToLLVM.cpp)".into(),
-        message,
-    }
+/// One `async_copy_global_to_local`.
+#[derive(Clone, Copy, Debug)]
+pub struct AsyncCopy<'a> {
+    /// The pointers' layout: (register, lane, warp, block) → tensor dims.
+    pub regs: &'a LinearLayout,
+    /// The buffer's layout: (offset, block) → tensor dims. 3.1 does not
+    /// use it; later releases cannot be checked without it.
+    pub shared: Option<&'a LinearLayout>,
+    /// The tensor's shape.
+    pub shape: &'a [u64],
+    /// The shared layout's `order` (fastest dim first).
+    pub shared_order: &'a [usize],
+    /// The shared layout's `vec` and `maxPhase` (read by 3.1 only).
+    pub shared_vec: u64,
+    /// See `shared_vec`.
+    pub max_phase: u64,
+    /// The shared layout's `CTASplitNum` per dim (empty: one CTA). 3.2
+    /// sizes the offset of each dim per CTA.
+    pub cta_split_num: &'a [u64],
+    /// Element bit width.
+    pub bits: u64,
+    /// `getContiguity(src)`: elements per copy the pointers allow.
+    pub max_vec: u64,
+}
+
+fn site(release: TritonVersion) -> String {
+    let line = if release == TritonVersion::V3_1 {
+        ":852"
+    } else {
+        ""
     };
-    let cvt = regs
-        .invert_and_compose(shared)
-        .and_then(|c| c.sublayout(&[Dim::REGISTER], &[Dim::OFFSET]))
-        .map_err(|e| fail(format!("register → shared conversion: {e}")))?;
-    let (vec, _) =
-        largest_vectorisation(&cvt, bits as u32, None).map_err(|e| fail(e.to_string()))?;
-    let vec = (vec as u64).min(contiguity.max(1));
-    trace.layout(
-        || format!("register → offset for cp.async: {vec} element(s) per copy"),
-        &cvt,
-    );
-    if vec * bits < 32 {
-        return Err(fail(format!(
-            "cp.async does not support transfers smaller than 4 bytes (vector of {vec} × {bits}-bit = {} bytes)",
-            vec * bits / 8
-        )));
+    format!(
+        "AsyncCopyGlobalToLocalOpConversion (third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/LoadStoreOpToLLVM.cpp{line})"
+    )
+}
+
+/// 3.1's bound on the swizzle pattern, checked before any copy is emitted.
+fn swizzle_fits_3_1(c: &AsyncCopy<'_>) -> Result<(), Failure> {
+    let fastest = c
+        .shared_order
+        .first()
+        .and_then(|&d| c.shape.get(d))
+        .copied()
+        .unwrap_or(1);
+    if c.max_phase == 1 || c.shared_vec * c.max_phase <= fastest {
+        return Ok(());
     }
-    Ok(())
+    Err(Failure {
+        verdict: Verdict::Abort,
+        assertion: true,
+        site: "getSwizzledSharedPtrs (include/triton/Conversion/TritonGPUToLLVM/Utility.h:1286), from AsyncCopyGlobalToLocalOpConversion".into(),
+        message: format!(
+            "Assertion `maxPhase == 1 || outVec * maxPhase <= srcShape[outOrder[0]] && \"Swizzling would generate out of bounds memory accesses\"' failed ({} × {} > {fastest})",
+            c.shared_vec, c.max_phase
+        ),
+    })
+}
+
+/// Runs the release's width computation; returns the elements per copy.
+pub fn copy(c: &AsyncCopy<'_>, release: TritonVersion, trace: &mut Trace) -> Result<u64, Failure> {
+    // A failed assertion ends as the release ends them; the width check
+    // itself is a diagnosed error.
+    let fail = |assertion: bool, message: String| Failure {
+        verdict: if assertion {
+            super::assert_verdict(release)
+        } else {
+            Verdict::Error
+        },
+        assertion,
+        site: site(release),
+        message,
+    };
+    let vec = match (release, c.shared) {
+        (TritonVersion::V3_1, _) => {
+            swizzle_fits_3_1(c)?;
+            let vec = if c.shared_vec > 1 {
+                c.shared_vec.min(c.max_vec)
+            } else {
+                c.max_vec
+            };
+            trace.note(|| {
+                format!(
+                    "cp.async: {vec} element(s) per copy (pointer contiguity {}, shared vec {})",
+                    c.max_vec, c.shared_vec
+                )
+            });
+            // The copy is min(128 bits, vec elements) wide; 3.1 asserts 4, 8 or 16 bytes.
+            if vec * c.bits < 32 {
+                return Err(fail(
+                    true,
+                    format!(
+                        "Assertion `byteWidth == 16 || byteWidth == 8 || byteWidth == 4' failed (a copy of {vec} × {}-bit elements is {} byte(s))",
+                        c.bits,
+                        vec * c.bits / 8
+                    ),
+                ));
+            }
+            vec
+        }
+        (_, None) => {
+            trace
+                .note(|| "cp.async: the buffer has no linear layout here; not checked".to_string());
+            return Ok(c.max_vec);
+        }
+        (TritonVersion::V3_2 | TritonVersion::V3_3 | TritonVersion::V3_4, Some(shared)) => {
+            let cvt = register_to_offset(c, shared, release)
+                .map_err(|e| fail(true, format!("register → shared conversion: {e}")))?;
+            let vec = cvt.num_consecutive_in_out().min(c.max_vec);
+            trace.layout(
+                || format!("register → shared offset for cp.async: {vec} element(s) per copy"),
+                &cvt,
+            );
+            vec
+        }
+        (_, Some(shared)) => {
+            let cvt = c
+                .regs
+                .invert_and_compose(shared)
+                .and_then(|l| l.sublayout(&[Dim::REGISTER], &[Dim::OFFSET]))
+                .map_err(|e| fail(true, format!("register → shared conversion: {e}")))?;
+            let (vec, _) = largest_vectorisation(&cvt, c.bits as u32, None)
+                .map_err(|e| fail(true, e.to_string()))?;
+            let vec = (vec as u64).min(c.max_vec);
+            trace.layout(
+                || format!("register → offset for cp.async: {vec} element(s) per copy"),
+                &cvt,
+            );
+            vec
+        }
+    };
+    let bytes = vec * c.bits / 8;
+    if bytes < 4 {
+        return Err(fail(
+            false,
+            format!(
+                "cp.async does not support transfers smaller than 4 bytes; calculated this as {bytes} bytes"
+            ),
+        ));
+    }
+    Ok(vec)
+}
+
+/// (register, lane, warp, block) → the shared offset, as 3.2–3.4 build it.
+fn register_to_offset(
+    c: &AsyncCopy<'_>,
+    shared: &LinearLayout,
+    release: TritonVersion,
+) -> crate::Result<LinearLayout> {
+    if release != TritonVersion::V3_2 {
+        return c.regs.invert_and_compose(shared);
+    }
+    // 3.2 splits the offset into `offset<d>` per tensor dim, fastest first,
+    // so that getNumConsecutiveInOut sees only the fastest dim's run.
+    let mut ins: Vec<(Dim, u64)> = c
+        .shared_order
+        .iter()
+        .map(|&d| {
+            let size = c.shape.get(d).copied().unwrap_or(1);
+            let split = c.cta_split_num.get(d).copied().unwrap_or(1).max(1);
+            (Dim::new(&format!("offset{d}")), (size / split).max(1))
+        })
+        .collect();
+    ins.push((Dim::BLOCK, shared.in_dim_size(Dim::BLOCK)?));
+    let split = shared.reshape_ins(&ins)?;
+    c.regs.invert_and_compose(&split)
+}
+
+/// `getContiguity(src)` when the pointers run contiguously along the
+/// layout's fastest dim `order0` from a 16-byte-aligned base, which is what
+/// the coalescing pass arranges (it orders a load's layout by the pointers'
+/// contiguity): the consecutive elements a thread holds along `order0`,
+/// capped by that dim's size and by 16 bytes. A mask is taken to be
+/// constant over those elements.
+pub fn coalesced_contiguity(regs: &LinearLayout, shape: &[u64], order0: usize, bits: u64) -> u64 {
+    let dim_size = shape.get(order0).copied().unwrap_or(1);
+    let aligned = (128 / bits.max(8)).max(1);
+    per_thread_run(regs, order0).min(dim_size).min(aligned)
+}
+
+/// `2^k` for the longest run of register bases `1, 2, 4, …` along tensor
+/// dim `dim` alone.
+fn per_thread_run(regs: &LinearLayout, dim: usize) -> u64 {
+    let along = Dim::standard(dim);
+    let outs: Vec<Dim> = regs.out_dim_names().collect();
+    let count = regs.in_dim_size_log2(Dim::REGISTER).unwrap_or(0) as usize;
+    let steps = (0..count)
+        .take_while(|&i| {
+            regs.basis(Dim::REGISTER, i).is_ok_and(|basis| {
+                basis
+                    .iter()
+                    .zip(&outs)
+                    .all(|(&v, &o)| v == if o == along { 1 << i } else { 0 })
+            })
+        })
+        .count();
+    1 << steps
 }

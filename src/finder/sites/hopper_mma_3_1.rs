@@ -20,6 +20,7 @@ pub fn mma_layout(
     let text = mma.attr_text(release);
     let attr = parse_attr(&text, &Default::default()).map_err(|e| Failure {
         verdict: crate::finder::Verdict::Error,
+        assertion: false,
         site: "attribute".into(),
         message: e.to_string(),
     })?;
@@ -37,11 +38,13 @@ pub fn mma_layout(
         }
         Err(LayoutError::TritonAssertion { site, message, .. }) => Err(Failure {
             verdict: super::assert_verdict(release),
+            assertion: true,
             site,
             message,
         }),
         Err(e) => Err(Failure {
             verdict: super::assert_verdict(release),
+            assertion: true,
             site: "toLinearLayout".into(),
             message: e.to_string(),
         }),

@@ -26,6 +26,7 @@ pub fn local_load(
     };
     Err(Failure {
         verdict: super::assert_verdict(release),
+        assertion: true,
         site: site.into(),
         message:
             "Assertion `... && \"Unexpected rank of ConvertLayout(shared->distributed)\"' failed"

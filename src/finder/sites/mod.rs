@@ -20,9 +20,27 @@ pub struct Failure {
     pub site: String,
     /// What Triton prints.
     pub message: String,
+    /// A failed C++ `assert` (or `llvm_unreachable`), as opposed to a
+    /// diagnosed error: how it ends depends on the release and on how the
+    /// compile was started (see [`Failure::from_ir_file`]).
+    pub assertion: bool,
 }
 
 impl Failure {
+    /// How this failure ends when the module is compiled from a TTGIR file
+    /// (`triton.compile("m.ttgir", target=...)`) rather than from Python
+    /// source. Measured with 3.3.1: the crash reproducer prints "A signal
+    /// was caught while processing the MLIR module", then the process still
+    /// dies on SIGABRT, where an `ASTSource` compile of the same kernel gets
+    /// `PassManager::run failed`. So from a file every failed assertion
+    /// aborts, in every release.
+    pub fn from_ir_file(mut self) -> Failure {
+        if self.assertion {
+            self.verdict = Verdict::Abort;
+        }
+        self
+    }
+
     /// Into a prediction with the steps that led here.
     pub fn into_prediction(self, steps: Vec<Step>) -> Prediction {
         Prediction::fail(self.verdict, self.site, self.message, steps)

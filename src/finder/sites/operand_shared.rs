@@ -26,6 +26,7 @@ pub fn operand(
         }
         None if release <= TritonVersion::V3_2 => Err(Failure {
             verdict: super::assert_verdict(release),
+            assertion: true,
             site: "getSharedEncoding for an MMAv3 operand (include/triton/Dialect/TritonGPU/IR/TritonGPUAttrDefs.cpp.inc:385)".into(),
             message: format!(
                 "unsupported shared memory layout for MMAv3: UNREACHABLE executed ({name}: {contiguous} contiguous elements of {bits} bits = {} bytes, less than a 32-byte swizzle)",

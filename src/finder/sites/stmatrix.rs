@@ -73,6 +73,7 @@ pub fn store(
                 }
                 Err(e) => Err(Failure {
                     verdict: super::assert_verdict(release),
+                    assertion: true,
                     site: "LinearLayout::reshapeOuts (lib/Tools/LinearLayout.cpp:562), from chooseStMatrixLayoutLeadingOffset (LinearLayoutConversions.cpp)".into(),
                     message: format!(
                         "Assertion `getTotalOutDimSize() == std::accumulate(...)' failed ({e}; wgmma instrN = {instr_n} < {num_cols} columns per {}-byte swizzle chunk)",
@@ -94,14 +95,14 @@ pub fn store(
                 Some((
                     1155,
                     format!(
-                        "instrN >= numColsPerChunk && \"Each chunk is filled in with a single warp\" (instrN = {instr_n}, numColsPerChunk = {num_cols})"
+                        "Assertion `instrN >= numColsPerChunk && \"Each chunk is filled in with a single warp\"' failed (instrN = {instr_n}, numColsPerChunk = {num_cols})"
                     ),
                 ))
             } else if w1 * instr_n < s.cols {
                 Some((
                     1174,
                     format!(
-                        "wpc[1] * instrN >= N && \"There must be enough columns to use MMAv3\" ({w1} × {instr_n} < {})",
+                        "Assertion `warpsPerCTA[1] * instrN >= shape[1] && \"There must be enough columns to use MMAv3\"' failed ({w1} × {instr_n} < {})",
                         s.cols
                     ),
                 ))
@@ -109,7 +110,7 @@ pub fn store(
                 Some((
                     1184,
                     format!(
-                        "\"There must be enough rows to use MMAv3\" ({w0} warps × 16 rows > {})",
+                        "Assertion `warpsPerCTA[0] * instrM <= shape[0] && \"There must be enough rows to use MMAv3\"' failed ({w0} warps × 16 rows > {})",
                         s.rows
                     ),
                 ))
@@ -119,10 +120,11 @@ pub fn store(
             match failed {
                 Some((line, message)) => Err(Failure {
                     verdict: super::assert_verdict(release),
+                    assertion: true,
                     site: format!(
                         "chooseStMatrixLayoutLeadingOffset (lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp:{line})"
                     ),
-                    message: format!("Assertion `{message}' failed; PassManager::run failed"),
+                    message,
                 }),
                 None => {
                     trace.note(|| "stmatrix layout (3.3 builder)".to_string());

@@ -111,14 +111,23 @@ fn check_release_asserts(m: &NvidiaMma, version: TritonVersion) -> Result<()> {
     if version > TritonVersion::V3_2 {
         return Ok(());
     }
-    let fail = |message: String| {
+    // The assert's line in LinearLayoutConversions.cpp: (3.1, 3.2).
+    let fail = |lines: (u32, u32), message: String| {
+        let line = if version == TritonVersion::V3_1 {
+            lines.0
+        } else {
+            lines.1
+        };
+        let function = if m.version_major == 3 {
+            "hopperMmaToLinearLayout"
+        } else {
+            "ampereMmaToLinearLayout"
+        };
         Err(LayoutError::TritonAssertion {
             version: version.to_string(),
-            site: if m.version_major == 3 {
-                "hopperMmaToLinearLayout (LinearLayoutConversions.cpp)".into()
-            } else {
-                "ampereMmaToLinearLayout (LinearLayoutConversions.cpp)".into()
-            },
+            site: format!(
+                "{function} (lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp:{line})"
+            ),
             message,
         })
     };
@@ -128,19 +137,22 @@ fn check_release_asserts(m: &NvidiaMma, version: TritonVersion) -> Result<()> {
         return if ok {
             Ok(())
         } else {
-            fail(format!("instrShape == [16, 8] (got {instr:?})"))
+            fail((344, 279), format!("instrShape == [16, 8] (got {instr:?})"))
         };
     }
     let warps: u64 = m.warps_per_cta.iter().product();
     if m.warps_per_cta.len() != 2 || instr.len() != 3 {
-        return fail("rank == 2".into());
+        return fail((366, 301), "rank == 2".into());
     }
     if warps % 4 != 0 {
-        return fail(format!("product(warpsPerCTA) % 4 == 0 (got {warps})"));
+        return fail(
+            (369, 304),
+            format!("product(warpsPerCTA) % 4 == 0 (got {warps})"),
+        );
     }
     let (mm, n, k) = (instr[0], instr[1], instr[2]);
     if mm != 16 {
-        return fail(format!("m == 16 (got {mm})"));
+        return fail((376, 311), format!("m == 16 (got {mm})"));
     }
     let n_ok = if version == TritonVersion::V3_1 {
         matches!(n, 16 | 32 | 64 | 128 | 256)
@@ -153,10 +165,13 @@ fn check_release_asserts(m: &NvidiaMma, version: TritonVersion) -> Result<()> {
         } else {
             "8 || n == 16 || n == 32 || n == 64 || n == 128 || n == 256"
         };
-        return fail(format!("n == {list} (got n = {n})"));
+        return fail((377, 312), format!("n == {list} (got n = {n})"));
     }
     if !matches!(k, 8 | 16 | 32) {
-        return fail(format!("k == 8 || k == 16 || k == 32 (got k = {k})"));
+        return fail(
+            (378, 313),
+            format!("k == 8 || k == 16 || k == 32 (got k = {k})"),
+        );
     }
     Ok(())
 }
