@@ -1,9 +1,20 @@
 //! Benchmarks for the attribute conversions (one per attribute kind) and for
 //! the finder's `predict`.
+//!
+//! ```sh
+//! cargo bench --bench finder                       # 1 s warm-up, 2 s measurement
+//! FINDER_BENCH_DUMP=1 cargo bench --bench finder   # the attributes and our layouts as JSON
+//! ```
+//!
+//! `tests/oracle/bench_triton.py --gluon` reads the dump, converts the same
+//! attribute texts with Gluon's `to_linear_layout` (Triton 3.9), checks the
+//! layouts are equal and prints the time ratios.
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::Criterion;
 use linear_layout::finder::{Config, predict};
-use linear_layout::triton::{Defs, TritonVersion, parse_attr, to_linear_layout};
+use linear_layout::triton::{
+    Conversion, ConversionCache, Defs, TritonVersion, parse_attr, to_linear_layout,
+};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -76,6 +87,24 @@ fn conversions(c: &mut Criterion) {
         });
     }
     g.finish();
+    // The same conversions answered from a cache, as Triton's dialect answers
+    // `toLinearLayout` after the first call.
+    let mut g = c.benchmark_group("convert_cached");
+    let cache = ConversionCache::new();
+    for &(name, text, shape) in ATTRS {
+        let attr = parse_attr(text, &Defs::new()).expect("benchmark attribute parses");
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                cache.convert(
+                    black_box(&attr),
+                    black_box(shape),
+                    TritonVersion::Newest,
+                    None,
+                )
+            })
+        });
+    }
+    g.finish();
 }
 
 fn finder(c: &mut Criterion) {
@@ -95,9 +124,35 @@ fn finder(c: &mut Criterion) {
     });
 }
 
-criterion_group! {
-    name = benches;
-    config = Criterion::default().warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(2));
-    targets = conversions, finder
+/// `FINDER_BENCH_DUMP=1`: each conversion's attribute, shape and result as
+/// one JSON array.
+fn dump() {
+    let cases: Vec<serde_json::Value> = ATTRS
+        .iter()
+        .map(|&(name, text, shape)| {
+            let layout = parse_attr(text, &Defs::new())
+                .and_then(|attr| to_linear_layout(&attr, shape, TritonVersion::Newest, None));
+            let layout = match layout {
+                Ok(Conversion::Layout(l)) => serde_json::to_value(&l).expect("serialize"),
+                Ok(Conversion::NoLayout(why)) => serde_json::json!({ "error": why }),
+                Err(e) => serde_json::json!({ "error": e.to_string() }),
+            };
+            serde_json::json!({"name": name, "attr": text, "shape": shape, "layout": layout})
+        })
+        .collect();
+    println!("{}", serde_json::Value::Array(cases));
 }
-criterion_main!(benches);
+
+fn main() {
+    if std::env::var_os("FINDER_BENCH_DUMP").is_some_and(|v| !v.is_empty() && v != "0") {
+        dump();
+        return;
+    }
+    let mut c = Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(2))
+        .configure_from_args();
+    conversions(&mut c);
+    finder(&mut c);
+    c.final_summary();
+}

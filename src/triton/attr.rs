@@ -7,7 +7,7 @@
 use crate::dim::Dim;
 
 /// How the CTAs of a cluster (CGA) split the tensor.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Cga {
     /// Up to 3.5: `CTAsPerCGA`, `CTASplitNum`, `CTAOrder`.
     Split {
@@ -24,7 +24,7 @@ pub enum Cga {
 }
 
 /// `#ttg.blocked`.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Blocked {
     /// Consecutive elements per thread, per dim.
     pub size_per_thread: Vec<u64>,
@@ -39,7 +39,7 @@ pub struct Blocked {
 }
 
 /// `#ttg.slice`: the parent layout with dim `dim` removed.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Slice {
     /// The removed dim.
     pub dim: usize,
@@ -48,7 +48,7 @@ pub struct Slice {
 }
 
 /// `#ttg.nvidia_mma`: the accumulator of an NVIDIA tensor-core MMA.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct NvidiaMma {
     /// 2 (Ampere, `mma.sync`) or 3 (Hopper, `wgmma`); 1 is Volta.
     pub version_major: u64,
@@ -63,7 +63,7 @@ pub struct NvidiaMma {
 }
 
 /// `#ttg.dot_op`: operand `op_idx` of a dot whose result has layout `parent`.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct DotOperand {
     /// 0 for A, 1 for B.
     pub op_idx: u64,
@@ -74,7 +74,7 @@ pub struct DotOperand {
 }
 
 /// `#ttg.amd_mfma`.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct AmdMfma {
     /// `version` (newest) or `versionMajor` (3.2).
     pub version: u64,
@@ -95,7 +95,7 @@ pub struct AmdMfma {
 }
 
 /// `#ttg.amd_wmma`.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct AmdWmma {
     /// 1, 2 or 3.
     pub version: u64,
@@ -116,7 +116,7 @@ pub struct AmdWmma {
 }
 
 /// `#ttg.linear` / `#ttg.generic_linear`: explicit bases.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Linear {
     /// The bases of `register`, `lane`, `warp`, `block`, in that order.
     pub bases: Vec<(Dim, Vec<Vec<u64>>)>,
@@ -126,7 +126,7 @@ pub struct Linear {
 
 /// `#ttg.swizzled_shared`, and 3.2's `#triton_gpu.shared` (with or without
 /// a leading offset).
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct SwizzledShared {
     /// Elements per swizzled vector.
     pub vec: u64,
@@ -143,7 +143,7 @@ pub struct SwizzledShared {
 }
 
 /// `#ttg.nvmma_shared`: the wgmma / TMA shared layout.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct NvmmaShared {
     /// 0, 32, 64 or 128 bytes.
     pub swizzling_byte_width: u64,
@@ -160,7 +160,7 @@ pub struct NvmmaShared {
 }
 
 /// `#ttg.shared_linear`: explicit shared-memory bases.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct SharedLinear {
     /// `offset` bases.
     pub offset: Vec<Vec<u64>>,
@@ -171,7 +171,7 @@ pub struct SharedLinear {
 }
 
 /// A layout attribute.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Attr {
     /// `#ttg.blocked`.
     Blocked(Blocked),

@@ -15,6 +15,6 @@ pub mod request;
 pub mod version;
 
 pub use attr::{Attr, Cga};
-pub use convert::{Conversion, to_linear_layout};
+pub use convert::{Conversion, ConversionCache, to_linear_layout};
 pub use parse::{Defs, parse_attr};
 pub use version::TritonVersion;

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Times Triton's LinearLayout (Python binding) against our criterion benches.
+"""Times Triton's LinearLayout (Python binding) against our criterion benches,
+and Gluon's to_linear_layout against our attribute conversions.
 
     PY=$(bash tests/oracle/venv.sh 3.9.0)
-    "$PY" tests/oracle/bench_triton.py            # check inputs, time Triton, run cargo bench, table
+    "$PY" tests/oracle/bench_triton.py            # check inputs, time Triton, run cargo bench, tables
     "$PY" tests/oracle/bench_triton.py --no-cargo-bench   # reuse target/criterion/**/new/estimates.json
+    "$PY" tests/oracle/bench_triton.py --only gluon       # just the conversions
 
 Both sides build the same layouts from the same xorshift generator (see
 benches/algebra.rs). Before timing anything the script runs the bench in its
@@ -13,6 +15,13 @@ built here, and that every result of ours equals Triton's answer.
 Triton is timed with timeit (best of several repeats). The cost of a trivial
 binding call (reading the `num_in_dims` property) is measured the same way and
 subtracted. Our numbers are criterion's median estimates.
+
+Conversions: benches/finder.rs dumps its attribute texts, shapes and our
+layouts (FINDER_BENCH_DUMP=1). Each text is parsed by Triton's MLIR parser (as
+the type of a function argument), read back as a Gluon layout, and converted
+with `GluonOpBuilder.to_linear_layout`; the script checks the layout equals
+ours before timing. The overhead subtracted there is a trivial builder call
+(`get_int8_ty`).
 
 Exit status: 0 on success, 1 when the inputs or results disagree, 2 when
 Triton cannot be imported or the bench cannot be run.
@@ -316,7 +325,17 @@ def main():
                     help="seconds per timeit repeat for Triton (default 0.25)")
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)),
                     help="comma-separated input bit counts (default 8,16,32,64)")
+    ap.add_argument("--only", choices=["algebra", "gluon"],
+                    help="run one of the two comparisons (default: both)")
     args = ap.parse_args()
+    status = 0 if args.only == "gluon" else algebra_report(args)
+    if args.only != "algebra":
+        status = max(status, gluon_report(args))
+    return status
+
+
+def algebra_report(args):
+    """The algebra table; 0 when every result equals Triton's."""
     sizes = [int(x) for x in args.sizes.split(",")]
 
     triton, LL = import_triton()
@@ -420,6 +439,119 @@ def main():
     elif not missing:
         print("every operation Triton can run is at least 100x faster here than through "
               "Triton's binding (overhead subtracted)")
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# Conversions: Gluon's to_linear_layout against benches/finder.rs
+# ---------------------------------------------------------------------------
+
+
+def finder_dump():
+    env = dict(os.environ)
+    env["FINDER_BENCH_DUMP"] = "1"
+    proc = subprocess.run(["cargo", "bench", "--bench", "finder"], cwd=REPO, env=env,
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr[-4000:])
+        print("bench_triton.py: `FINDER_BENCH_DUMP=1 cargo bench --bench finder` failed", file=sys.stderr)
+        sys.exit(2)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def gluon_layout_json(ll, shape):
+    """A Gluon layout in our JSON form: {"bases": [[in_dim, vectors]...], "out_dims": ...}."""
+    if type(ll).__name__ == "SharedLinearLayout":
+        bases = [["offset", ll.offset_bases], ["block", ll.block_bases]]
+    else:
+        bases = [["register", ll.reg_bases], ["lane", ll.lane_bases],
+                 ["warp", ll.warp_bases], ["block", ll.block_bases]]
+    return {"bases": [[n, [list(map(int, v)) for v in vs]] for n, vs in bases],
+            "out_dims": [[f"dim{i}", int(x)] for i, x in enumerate(shape)]}
+
+
+def gluon_report(args):
+    """Times Gluon's to_linear_layout on benches/finder.rs's attributes; 0 when
+    every layout equals ours and the table printed."""
+    from triton._C.libtriton import ir, gluon_ir, nvidia, amd
+    import tempfile
+    ctx = ir.context()
+    ir.load_dialects(ctx)
+    nvidia.load_dialects(ctx)
+    amd.load_dialects(ctx)
+    b = gluon_ir.GluonOpBuilder(ctx, "sm100")
+    cases = finder_dump()
+    work = tempfile.mkdtemp(prefix="bench_gluon_")
+    overhead = best_time(lambda: b.get_int8_ty(), args.budget) * 1e6
+    timed, bad = {}, 0
+    for case in cases:
+        shape, attr_text = case["shape"], case["attr"]
+        dims = "x".join(map(str, shape))
+        shared = "shared" in case["name"]
+        ty = (f"!ttg.memdesc<{dims}xf16, {attr_text}, #ttg.shared_memory>" if shared
+              else f"tensor<{dims}xf16, {attr_text}>")
+        path = os.path.join(work, case["name"] + ".mlir")
+        with open(path, "w") as f:
+            f.write("module {\n  tt.func @f(%a: " + ty + ") {\n    tt.return\n  }\n}\n")
+        arg = ir.parse_mlir_module(path, ctx).get_function("f").args(0)
+        layout = b.get_gluon_layout_from_memdesc(arg) if shared else b.get_gluon_layout_from_tensor(arg)
+        attr = layout._to_ir(b)
+        theirs = gluon_layout_json(b.to_linear_layout(attr, shape), shape)
+        if theirs != case["layout"]:
+            print(f"MISMATCH convert/{case['name']}: Gluon {json.dumps(theirs)}\n  ours "
+                  f"{json.dumps(case['layout'])}", file=sys.stderr)
+            bad += 1
+            continue
+        timed[case["name"]] = best_time(lambda: b.to_linear_layout(attr, shape), args.budget) * 1e6
+    if bad:
+        print(f"{bad} conversions differ from Gluon's; no timing done", file=sys.stderr)
+        return 1
+    print(f"\nconversions: the same {len(cases)} attribute texts on both sides, every layout equal to Gluon's")
+    start = time.time()
+    if not args.no_cargo_bench:
+        cmd = ["cargo", "bench", "--bench", "finder", "--", "--warm-up-time", "1",
+               "--measurement-time", "2", "^convert"]
+        print("running: " + " ".join(cmd), file=sys.stderr, flush=True)
+        if subprocess.run(cmd, cwd=REPO, env=cargo_env(), stdout=sys.stderr).returncode != 0:
+            print("bench_triton.py: cargo bench --bench finder failed", file=sys.stderr)
+            return 2
+
+    def ours(group, name):
+        path = os.path.join(criterion_dir(), group, name, "new", "estimates.json")
+        if not os.path.exists(path) or (not args.no_cargo_bench and os.path.getmtime(path) < start - 1):
+            return None
+        with open(path) as f:
+            return json.load(f)["median"]["point_estimate"]
+
+    print(f"Gluon overhead (timeit of `builder.get_int8_ty()`): {overhead * 1000:.0f} ns, SUBTRACTED; "
+          f"ratio = (Gluon - overhead) / ours.")
+    print("Triton keeps toLinearLayout results in its dialect's LinearLayoutCache, so Gluon's repeated "
+          "call is a cache hit plus building the Python result; `ours, cached` is ConversionCache, the "
+          "like-for-like path; `ours, built` converts from scratch every time.\n")
+    print("| attribute | shape | Gluon µs (raw) | Gluon µs (- overhead) | ours, cached ns | ratio | "
+          "ours, built ns | ratio |")
+    print("|---|---|---|---|---|---|---|---|")
+    slow = []
+    for case in cases:
+        name = case["name"]
+        net = timed[name] - overhead
+        cells = []
+        for group in ("convert_cached", "convert"):
+            o = ours(group, name)
+            if o is None:
+                cells += ["not measured", ""]
+                slow.append(f"{group}/{name} (not measured)")
+                continue
+            r = net * 1000 / o
+            cells += [f"{o:.0f}", f"{r:,.0f}x"]
+            if group == "convert_cached" and r < 100:
+                slow.append(f"{group}/{name} ({r:.0f}x)")
+        print(f"| {name} | {'x'.join(map(str, case['shape']))} | {timed[name]:.2f} | {net:.2f} | "
+              + " | ".join(cells) + " |")
+    print()
+    print("below 100x faster than Gluon: " + ", ".join(slow) if slow else
+          "every cached conversion is at least 100x faster here than Gluon's to_linear_layout "
+          "(overhead subtracted)")
     return 0
 
 

@@ -9,6 +9,7 @@
 mod amd_mfma;
 mod amd_wmma;
 mod blocked;
+mod cache;
 pub(crate) mod cga;
 mod dot_operand;
 mod legacy_elems;
@@ -23,6 +24,7 @@ use super::attr::Attr;
 use super::version::TritonVersion;
 use crate::error::{LayoutError, Result};
 use crate::layout::LinearLayout;
+pub use cache::ConversionCache;
 
 /// An attribute the recipe refuses (`kind` is its TTGIR name).
 pub(crate) fn invalid(kind: &str, message: impl Into<String>) -> LayoutError {
