@@ -2,20 +2,31 @@
 //! the same way, and printing it as a Rust test and as a Python snippet
 //! against Triton's binding.
 //!
-//! "Failing" means: the request is answered with an error of a given kind
-//! (or, for a recorded `{"request", "expect"}` line, disagrees with the
-//! recorded answer in the same direction). The shrinker removes in-dims,
-//! bases and out-dims of the request's layouts one at a time, keeping a
-//! change whenever the failure persists, until no single removal does.
+//! "Failing" means: answering the request panics (a bug of ours, kind
+//! [`PANIC`]: what an `eval` fuzz crash holds), or it is answered with an
+//! error of a given kind. The shrinker removes in-dims, bases and out-dims
+//! of the request's layouts one at a time, keeping a change whenever the
+//! request still fails the same way, until no single removal does.
+//!
+//! A trace is JSON Lines of requests (or of `{"request", ...}` records, as
+//! the oracle files hold), or one request spread over several lines, as an
+//! `eval` fuzz artifact may be.
 
 use crate::eval::{EvalError, eval};
 use serde_json::{Value, json};
 
-/// How a request fails: the error kind our `eval` answers with.
+/// The failure kind of a request whose answer panicked.
+pub const PANIC: &str = "panic";
+
+/// How a request fails: [`PANIC`], or the error kind our `eval` answers
+/// with. Panics are caught here; the caller may silence the panic hook
+/// (the `shrink-trace` command does), since shrinking replays the panic many
+/// times.
 pub fn failure_kind(request: &Value) -> Option<String> {
-    match eval(request) {
-        Err(EvalError { kind, .. }) => Some(kind.to_string()),
-        Ok(_) => None,
+    match std::panic::catch_unwind(|| eval(request)) {
+        Err(_) => Some(PANIC.to_string()),
+        Ok(Err(EvalError { kind, .. })) => Some(kind.to_string()),
+        Ok(Ok(_)) => None,
     }
 }
 
@@ -128,6 +139,12 @@ fn rust_layout(lay: &Value) -> String {
 /// The shrunk request as a Rust test (against this crate's `eval`, which
 /// covers every op, plus the layouts spelled out for reading).
 pub fn as_rust_test(req: &Value, kind: &str) -> String {
+    if kind == PANIC {
+        // The regression test for a panic: any answer at all is right.
+        return format!(
+            "#[test]\nfn shrunk_trace_does_not_panic() {{\n    let request = serde_json::json!({req});\n    // This panicked; a layout or a typed error are both fine.\n    let _ = linear_layout::eval::eval(&request);\n}}\n"
+        );
+    }
     let mut s = String::from(
         "#[test]\nfn shrunk_trace() -> Result<(), linear_layout::LayoutError> {\n    use linear_layout::{LinearLayout, dim};\n",
     );
@@ -171,13 +188,20 @@ pub fn as_python(req: &Value) -> String {
 /// Reads a trace (JSON Lines of requests, or of `{"request", ...}` records)
 /// and returns the first failing request with its kind.
 pub fn first_failure(text: &str) -> Option<(Value, String)> {
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .find_map(|line| {
-            let v: Value = serde_json::from_str(line).ok()?;
-            let req = v.get("request").cloned().unwrap_or(v);
-            failure_kind(&req).map(|k| (req, k))
-        })
+    let failing = |v: Value| {
+        let req = v.get("request").cloned().unwrap_or(v);
+        failure_kind(&req).map(|k| (req, k))
+    };
+    let lines: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(Value::is_object)
+        .collect();
+    if lines.is_empty() {
+        // Not JSON Lines: the whole text may be one request.
+        return serde_json::from_str(text).ok().and_then(failing);
+    }
+    lines.into_iter().find_map(failing)
 }
 
 /// A JSON summary of a shrink.

@@ -332,3 +332,24 @@ fn check_ttgir_json_names_the_line_op_and_verdict() {
     assert_eq!(v["findings"], serde_json::json!([]));
     assert_eq!(v["triton"], "3.2");
 }
+
+#[test]
+fn shrink_trace_reads_one_request_spread_over_lines_as_an_eval_artifact_may_be() {
+    let path = std::env::temp_dir().join(format!("linear-layout-artifact-{}", std::process::id()));
+    let request = serde_json::json!({
+        "op": "invert_and_compose",
+        "a": {"bases": [["register", [[1, 0], [2, 0]]], ["warp", [[0, 1], [4, 0]]]],
+              "out_dims": [["dim0", 8], ["dim1", 2]]},
+        "b": {"bases": [["lane", [[1, 0], [2, 0]]], ["block", [[0, 1]]]],
+              "out_dims": [["dim0", 8], ["dim1", 2]]}
+    });
+    std::fs::write(&path, serde_json::to_string_pretty(&request).unwrap()).unwrap();
+    let out = bin()
+        .args(["shrink-trace", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    std::fs::remove_file(&path).ok();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("failure: image_not_contained"), "{text}");
+    assert!(text.contains(r#"[[4,0]]"#), "{text}");
+}
