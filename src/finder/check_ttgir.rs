@@ -165,7 +165,17 @@ pub fn check(text: &str, release: TritonVersion) -> crate::Result<Vec<Finding>> 
         let tensor = typed(line, "tensor<");
         let memdesc = typed(line, "memdesc<");
         let enc = |name: &str| parse_attr(name, &defs).ok();
-        let failure = match (op, tensor, memdesc) {
+        // Every transfer between registers and a buffer (an op with a
+        // tensor operand) first builds the buffer's addressing.
+        let buffer = memdesc.clone().or_else(|| typed(line, "-> <"));
+        let tile_failure = buffer
+            .filter(|_| tensor.is_some())
+            .and_then(|(shape, ty, m_enc)| {
+                let shared = enc(&m_enc)?;
+                let store = op != "local_load";
+                sites::shared_tile::transfer(&shared, &shape, bits_of(&ty), store, release).err()
+            });
+        let failure = tile_failure.or_else(|| match (op, tensor, memdesc) {
             ("local_alloc" | "local_store", Some((shape, ty, t_enc)), Some((_, _, m_enc))) => {
                 match (enc(&t_enc), enc(&m_enc)) {
                     (Some(mma), Some(shared)) if shape.len() == 2 => mma_v3(&mma).and_then(|mma| {
@@ -211,7 +221,7 @@ pub fn check(text: &str, release: TritonVersion) -> crate::Result<Vec<Finding>> 
                 sites::local_load_rank3::local_load(shape.len(), into_dot, release).err()
             }
             _ => None,
-        };
+        });
         if let Some(failure) = failure {
             findings.push(Finding {
                 line: index + 1,

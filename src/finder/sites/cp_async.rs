@@ -66,28 +66,6 @@ fn site(release: TritonVersion) -> String {
     )
 }
 
-/// 3.1's bound on the swizzle pattern, checked before any copy is emitted.
-fn swizzle_fits_3_1(c: &AsyncCopy<'_>) -> Result<(), Failure> {
-    let fastest = c
-        .shared_order
-        .first()
-        .and_then(|&d| c.shape.get(d))
-        .copied()
-        .unwrap_or(1);
-    if c.max_phase == 1 || c.shared_vec * c.max_phase <= fastest {
-        return Ok(());
-    }
-    Err(Failure {
-        verdict: Verdict::Abort,
-        assertion: true,
-        site: "getSwizzledSharedPtrs (include/triton/Conversion/TritonGPUToLLVM/Utility.h:1286), from AsyncCopyGlobalToLocalOpConversion".into(),
-        message: format!(
-            "Assertion `maxPhase == 1 || outVec * maxPhase <= srcShape[outOrder[0]] && \"Swizzling would generate out of bounds memory accesses\"' failed ({} × {} > {fastest})",
-            c.shared_vec, c.max_phase
-        ),
-    })
-}
-
 /// Runs the release's width computation; returns the elements per copy.
 pub fn copy(c: &AsyncCopy<'_>, release: TritonVersion, trace: &mut Trace) -> Result<u64, Failure> {
     // A failed assertion ends as the release ends them; the width check
@@ -104,7 +82,13 @@ pub fn copy(c: &AsyncCopy<'_>, release: TritonVersion, trace: &mut Trace) -> Res
     };
     let vec = match (release, c.shared) {
         (TritonVersion::V3_1, _) => {
-            swizzle_fits_3_1(c)?;
+            // The swizzled addresses are computed before any copy.
+            super::shared_tile::swizzle_fits_3_1(
+                c.shared_vec,
+                c.max_phase,
+                c.shared_order,
+                c.shape,
+            )?;
             let vec = if c.shared_vec > 1 {
                 c.shared_vec.min(c.max_vec)
             } else {

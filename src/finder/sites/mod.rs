@@ -7,6 +7,7 @@ pub mod cp_async;
 pub mod hopper_mma_3_1;
 pub mod local_load_rank3;
 pub mod operand_shared;
+pub mod shared_tile;
 pub mod stmatrix;
 
 use super::verdict::{Prediction, Step, Verdict};

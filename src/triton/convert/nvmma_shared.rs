@@ -82,16 +82,29 @@ fn tma_block_shape(
     if n.swizzling_byte_width != 0 {
         let contig_size = 8 * n.swizzling_byte_width / n.element_bit_width;
         if block[contig] < contig_size {
-            return Err(abort(
-                version,
-                "getTMABlockShape (Dialect.cpp)",
-                format!(
-                    "getTMABlockShape failed: invalid block shape for TMA operation. (block shape along the \
-                     contiguous dimension {contig} is too small for the swizzle byte size {} in an \
-                     NVMMASharedLayout, got {} but expected at least {contig_size})",
-                    n.swizzling_byte_width, block[contig]
-                ),
-            ));
+            // 3.4 has a bare assert in TMAUtilities.cpp; later releases a
+            // diagnosed failure in Dialect.cpp.
+            let (site, message) = if version <= TritonVersion::V3_4 {
+                (
+                    "getTMABlockShape (lib/Dialect/TritonNvidiaGPU/Transforms/TMAUtilities.cpp:130)",
+                    format!(
+                        "Assertion `blockShape[contigDim] >= contigDimSize' failed (got {} along dim {contig}, \
+                         the {}-byte swizzle needs {contig_size})",
+                        block[contig], n.swizzling_byte_width
+                    ),
+                )
+            } else {
+                (
+                    "getTMABlockShape (Dialect.cpp)",
+                    format!(
+                        "getTMABlockShape failed: invalid block shape for TMA operation. (block shape along the \
+                         contiguous dimension {contig} is too small for the swizzle byte size {} in an \
+                         NVMMASharedLayout, got {} but expected at least {contig_size})",
+                        n.swizzling_byte_width, block[contig]
+                    ),
+                )
+            };
+            return Err(abort(version, site, message));
         }
         block[contig] = contig_size;
     }

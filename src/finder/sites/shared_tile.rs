@@ -1,0 +1,106 @@
+//! Register ↔ shared transfers through a leading-offset (wgmma / NVMMA)
+//! buffer whose swizzle tile, 8 rows × the swizzle's bytes, is larger than
+//! the tensor (triton #4727).
+//!
+//! Before PR #4731 the transfer's `reshapeIns` asserted on the size
+//! mismatch; from 3.2 the buffer's conversion to a linear layout stops first,
+//! with `report_fatal_error("Illegal shared layout")`. A fatal error aborts
+//! the process in every release, 3.3 and 3.4 included (measured at op level
+//! with `local_alloc` + `local_load` of 2- to 4-row tensors), and 3.4's
+//! NVMMA builder keeps the same check, behind an assertion on the TMA box.
+//!
+//! 3.1 has no linear layouts for shared memory; its swizzled-address helper
+//! (`getSwizzledSharedPtrs`) asserts the same idea for every swizzled
+//! buffer: one swizzle pattern, `vec × maxPhase` elements, must fit in the
+//! buffer's fastest dim ("Swizzling would generate out of bounds memory
+//! accesses").
+
+use super::Failure;
+use crate::LayoutError;
+use crate::finder::verdict::Verdict;
+use crate::triton::attr::Attr;
+use crate::triton::{TritonVersion, to_linear_layout};
+
+/// Whether `shared` is a leading-offset or NVMMA shared layout.
+pub fn has_leading_offset(shared: &Attr) -> bool {
+    match shared {
+        Attr::SwizzledShared(s) => s.has_leading_offset == Some(true),
+        Attr::NvmmaShared(_) => true,
+        _ => false,
+    }
+}
+
+/// Moving a `shape` tensor of `bits`-bit elements into `shared` (`store`)
+/// or out of it.
+pub fn transfer(
+    shared: &Attr,
+    shape: &[u64],
+    bits: u64,
+    store: bool,
+    release: TritonVersion,
+) -> Result<(), Failure> {
+    if release == TritonVersion::V3_1 {
+        // Only the store path computes swizzled addresses this way; loads
+        // into dot operands, for one, have their own.
+        return match shared {
+            Attr::SwizzledShared(s) if store => {
+                swizzle_fits_3_1(s.vec, s.max_phase, &s.order, shape)
+            }
+            _ => Ok(()),
+        };
+    }
+    if !has_leading_offset(shared) {
+        return Ok(());
+    }
+    match to_linear_layout(shared, shape, release, Some(bits)) {
+        Err(LayoutError::TritonAssertion { site, message, .. }) => Err(Failure {
+            verdict: Verdict::Abort,
+            assertion: true,
+            site,
+            message: fatal_error_text(&message),
+        }),
+        // Anything else is not this site's business (and not a Triton failure).
+        _ => Ok(()),
+    }
+}
+
+/// 3.1's bound on a swizzle pattern of `vec × max_phase` elements along the
+/// buffer's fastest dim (`order[0]`).
+pub fn swizzle_fits_3_1(
+    vec: u64,
+    max_phase: u64,
+    order: &[usize],
+    shape: &[u64],
+) -> Result<(), Failure> {
+    let fastest = order
+        .first()
+        .and_then(|&d| shape.get(d))
+        .copied()
+        .unwrap_or(1);
+    if max_phase == 1 || vec * max_phase <= fastest {
+        return Ok(());
+    }
+    Err(Failure {
+        verdict: Verdict::Abort,
+        assertion: true,
+        site: "getSwizzledSharedPtrs (include/triton/Conversion/TritonGPUToLLVM/Utility.h:1286)"
+            .into(),
+        message: format!(
+            "Assertion `maxPhase == 1 || outVec * maxPhase <= srcShape[outOrder[0]] && \"Swizzling would generate out of bounds memory accesses\"' failed ({vec} × {max_phase} > {fastest})"
+        ),
+    })
+}
+
+/// `report_fatal_error("Illegal shared layout")` prints `LLVM ERROR:
+/// Illegal shared layout` after its own explanation; other failures on the
+/// way (3.4's TMA box assertion) keep their text.
+fn fatal_error_text(message: &str) -> String {
+    match message.strip_prefix("Illegal shared layout") {
+        Some(detail) => {
+            let detail = detail.trim_start_matches(';').trim();
+            let detail = detail.trim_start_matches('(').trim_end_matches(')');
+            format!("LLVM ERROR: Illegal shared layout ({detail})")
+        }
+        None => message.to_string(),
+    }
+}
