@@ -5,12 +5,14 @@
 //! - `golden`: cases mirroring Triton's own unit tests.
 //! - `laws`: algebraic laws and brute-force agreement (proptest).
 //! - `cli`: the command line, end to end.
+//! - `finder`, `op_level`: the bug finder against recorded real compiles (kernels; one-op modules).
 
 mod cli;
 mod encodings_replay;
 mod finder;
 mod golden;
 mod laws;
+mod op_level;
 mod oracle_replay;
 mod strategies;
 mod ttgir_corpus;

@@ -1,0 +1,114 @@
+//! The site models against the real compiler at op level: every module
+//! recorded by `tests/oracle/compile/op_level.py` (one layout-sensitive op,
+//! the layouts fixed by hand, compiled directly by a release) must get the
+//! outcome the release gave from `check-ttgir`'s model, at the same site.
+
+use linear_layout::finder::Verdict;
+use linear_layout::finder::check_ttgir::check;
+use linear_layout::finder::sites::Failure;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The `File.cpp:123` / `File.h:123` a recorded message starts with, if any
+/// (assertions are recorded that way; diagnosed errors are not).
+fn source_line(message: &str) -> Option<&str> {
+    let head = message.split(": ").next()?;
+    let (file, line) = head.rsplit_once(':')?;
+    let is_source = [".cpp", ".h"].iter().any(|ext| file.ends_with(ext));
+    (is_source && !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit())).then_some(head)
+}
+
+/// Whether the model's failure names the same place as the real compiler:
+/// the source line of an assertion, or else the diagnosed message itself
+/// (everything before our parenthesised detail).
+fn same_site(recorded: &str, failure: &Failure) -> bool {
+    match source_line(recorded) {
+        Some(at) => failure.site.contains(at),
+        None => recorded.contains(failure.message.split(" (").next().unwrap_or_default()),
+    }
+}
+
+fn verdict(outcome: &str) -> Option<Verdict> {
+    match outcome {
+        "ok" => Some(Verdict::Ok),
+        "abort" => Some(Verdict::Abort),
+        "error" => Some(Verdict::Error),
+        _ => None,
+    }
+}
+
+#[test]
+fn site_models_agree_with_every_recorded_one_op_module() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/compile");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("op-level-triton-") && n.ends_with(".jsonl"))
+        })
+        .collect();
+    files.sort();
+    assert_eq!(
+        files.len(),
+        4,
+        "one op-level grid per release 3.1–3.4: {files:?}"
+    );
+    let mut failures = Vec::new();
+    // (release, site, outcome) → count, so that the grid is seen to exercise
+    // both outcomes of every site somewhere.
+    let mut seen: BTreeMap<(String, String, String), usize> = BTreeMap::new();
+    for file in &files {
+        for line in std::fs::read_to_string(file).unwrap().lines() {
+            let row: Value = serde_json::from_str(line).unwrap();
+            let (site, release) = (
+                row["site"].as_str().unwrap(),
+                row["triton"].as_str().unwrap(),
+            );
+            let outcome = row["outcome"].as_str().unwrap();
+            let message = row["message"].as_str().unwrap_or_default();
+            let real = verdict(outcome).unwrap_or_else(|| panic!("{file:?}: no answer: {line}"));
+            let findings = check(row["module"].as_str().unwrap(), release.parse().unwrap())
+                .unwrap_or_else(|e| panic!("{release} {site} {}: {e}", row["params"]));
+            *seen
+                .entry((release.into(), site.into(), outcome.into()))
+                .or_default() += 1;
+            let agrees = match findings.first() {
+                None => real == Verdict::Ok,
+                Some(f) => f.failure.verdict == real && same_site(message, &f.failure),
+            };
+            if !agrees {
+                failures.push(format!(
+                    "{release} {site} {}: real {outcome} ({}), model {:?}",
+                    row["params"],
+                    message.chars().take(160).collect::<String>(),
+                    findings.first().map(|f| (
+                        &f.failure.verdict,
+                        &f.failure.message,
+                        &f.failure.site
+                    )),
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} disagreement(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    // Every site fails somewhere and passes somewhere, so no model is
+    // vacuously right.
+    for site in ["stmatrix", "cp_async", "local_load", "shared_tile"] {
+        for pass in [true, false] {
+            assert!(
+                seen.iter()
+                    .any(|((_, s, o), _)| s == site && (o == "ok") == pass),
+                "{site}: no recorded module that {}",
+                if pass { "compiles" } else { "fails" }
+            );
+        }
+    }
+}

@@ -1,0 +1,463 @@
+#!/usr/bin/env python3
+"""Op-level compile grids: one layout-sensitive op per TTGIR module, the
+layouts varied over a grid, compiled directly by each Triton release.
+
+The kernel-level grids (run_grid.py) check the finder through the
+compiler's own layout choices.  These modules fix the layouts by hand, so
+they check each lowering-site model on its own, with no heuristics in
+between.  Every module is written in the release's dialect spelling
+(`triton_gpu` and `!tt.memdesc` up to 3.2, `ttg` and `!ttg.memdesc` after)
+and compiled with `triton.compile(path, target=GPUTarget("cuda", CAP, 32))`
+in a child process of its own (an assertion aborts 3.1 and 3.2).
+
+Sites (the op each module holds):
+
+  stmatrix    `local_alloc` of a Hopper MMA (v3) accumulator into a
+              leading-offset / NVMMA buffer, sm90: instruction N, warps,
+              element type and swizzle varied
+  cp_async    `async_copy_global_to_local` from a blocked tensor of
+              pointers into a swizzled buffer; the pointers run
+              contiguously along the blocked layout's fastest dim from a
+              16-byte-aligned base (as the coalescing pass arranges),
+              sm80: sizePerThread, order, vec/perPhase/maxPhase and the
+              element type varied
+  local_load  `local_load` of a rank-2 or rank-3 buffer into a blocked
+              tensor, sm80
+  shared_tile `local_alloc` + `local_load` of a blocked tensor through a
+              leading-offset / NVMMA buffer whose swizzle tile may be larger
+              than the tensor (triton #4727), sm90
+
+Subcommands (the parent runs under any python3; compiles run under the
+python of `tests/oracle/venv.sh VERSION`):
+
+  record --triton VERSION --out FILE [--sites a,b]   compile the grid
+  check  --triton VERSION --binary PATH --sample N --seed S
+         compile a fresh random sample of the grid and compare with
+         `PATH check-ttgir --json`; exit 1 on any disagreement
+  emit   --triton VERSION --dir DIR      write the grid's modules, no compile
+  child  (internal) compile one module
+
+Record lines: {"site", "params", "triton" (major.minor), "module" (the
+exact text compiled), "outcome", "message", "signal", "seconds", "stage",
+"exception" (errors only)}, as in run_grid.py.  `cargo test` runs
+`check-ttgir`'s model on every recorded module (tests/op_level.rs).
+"""
+
+import argparse
+import concurrent.futures
+import itertools
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import run_grid  # noqa: E402  (the child runner and message classification)
+
+MLIR_TYPE = {"fp16": "f16", "bf16": "bf16", "fp32": "f32", "int8": "i8"}
+BITS = {"fp16": 16, "bf16": 16, "fp32": 32, "int8": 8}
+
+
+# ------------------------------------------------------------- spelling
+
+class Dialect:
+    """The textual differences between releases."""
+
+    def __init__(self, short):
+        self.short = short
+        self.old = short in ("3.1", "3.2")
+        self.d = "triton_gpu" if self.old else "ttg"
+
+    def memdesc(self, shape, ty, mutable=False, bang=True):
+        dims = "x".join(str(s) for s in shape)
+        # 3.1's memdesc has no memory space; 3.2 spells it out, 3.3+ by alias.
+        space = {"3.1": "", "3.2": f", #{self.d}.shared_memory"}.get(self.short, ", #smem")
+        mut = ", mutable" if mutable else ""
+        prefix = ("!tt.memdesc" if self.old else "!ttg.memdesc") if bang else ""
+        return f"{prefix}<{dims}x{ty}, #shared{space}{mut}>"
+
+    def swizzled(self, vec, per_phase, max_phase, order):
+        o = ", ".join(str(x) for x in order)
+        if self.old:
+            return (f"#{self.d}.shared<{{vec = {vec}, perPhase = {per_phase}, maxPhase = {max_phase}, "
+                    f"order = [{o}], hasLeadingOffset = false}}>")
+        return f"#{self.d}.swizzled_shared<{{vec = {vec}, perPhase = {per_phase}, maxPhase = {max_phase}, order = [{o}]}}>"
+
+    def header(self, warps, cap):
+        smem = "" if self.old else "#smem = #ttg.shared_memory\n"
+        return (smem + f'module attributes {{"{self.d}.num-ctas" = 1 : i32, "{self.d}.num-warps" = {warps} : i32, '
+                f'{self.d}.target = "cuda:{cap}", "{self.d}.threads-per-warp" = 32 : i32}} {{\n')
+
+
+def blocked(d, spt, tpw, wpc, order):
+    j = lambda xs: ", ".join(str(x) for x in xs)
+    return (f"#{d.d}.blocked<{{sizePerThread = [{j(spt)}], threadsPerWarp = [{j(tpw)}], "
+            f"warpsPerCTA = [{j(wpc)}], order = [{j(order)}]}}>")
+
+
+def spread(shape, order, spt, total, fill):
+    """Distribute `total` threads (or warps) over `shape` minor dim first,
+    as the default blocked builder does, given what `fill` per dim already
+    covers."""
+    out = [1] * len(shape)
+    left = total
+    for dim in order:
+        room = max(shape[dim] // (fill[dim] * spt[dim]), 1)
+        take = min(room, left)
+        out[dim] = take
+        left //= take
+    out[order[-1]] *= left  # whatever is left wraps on the major dim
+    return out
+
+
+# ------------------------------------------------------------- the sites
+
+def stmatrix_cases():
+    """Hopper MMA accumulators stored with local_alloc (sm90)."""
+    cases = []
+    for dtype, (m, n), warps in itertools.product(
+            ["fp16", "bf16", "fp32"], [(64, 16), (64, 32), (64, 64), (128, 64), (64, 128), (128, 128)],
+            [[4, 1], [8, 1], [4, 2]]):
+        if warps[0] * 16 > m:
+            continue
+        row_bytes = n * BITS[dtype] // 8
+        swizzles = [s for s in (128, 64, 32) if s <= row_bytes]
+        for instr_n in (8, 16, 32, 64, 128, 256):
+            if instr_n * warps[1] > n:
+                continue
+            for swizzle in swizzles:
+                cases.append({"m": m, "n": n, "dtype": dtype, "warps": warps, "instr_n": instr_n,
+                              "swizzle": swizzle})
+    return cases
+
+
+def stmatrix_module(p, d):
+    ty, bits = MLIR_TYPE[p["dtype"]], BITS[p["dtype"]]
+    m, n = p["m"], p["n"]
+    warps = p["warps"][0] * p["warps"][1]
+    k = 256 // bits
+    mma = (f"#{d.d}.nvidia_mma<{{versionMajor = 3, versionMinor = 0, warpsPerCTA = [{p['warps'][0]}, "
+           f"{p['warps'][1]}], instrShape = [16, {p['instr_n']}, {k}]}}>")
+    if d.old:
+        vec, (per_phase, max_phase) = 128 // bits, {128: (1, 8), 64: (2, 4), 32: (4, 2)}[p["swizzle"]]
+        shared = (f"#{d.d}.shared<{{vec = {vec}, perPhase = {per_phase}, maxPhase = {max_phase}, "
+                  f"order = [1, 0], hasLeadingOffset = true}}>")
+    else:
+        shared = (f"#{d.d}.nvmma_shared<{{swizzlingByteWidth = {p['swizzle']}, transposed = false, "
+                  f"elementBitWidth = {bits}}}>")
+    blk = blocked(d, [1, 1], [4, 8], [warps, 1], [1, 0])
+    md = d.memdesc([m, n], ty)
+    # The buffer is read back and stored, so the local_alloc reaches the lowering.
+    return (f"#blocked = {blk}\n#mma = {mma}\n#shared = {shared}\n" + d.header(warps, 90) +
+            f"  tt.func public @op_level(%arg0: !tt.ptr<{ty}> {{tt.divisibility = 16 : i32}}) {{\n"
+            f"    %ptrs = tt.splat %arg0 : !tt.ptr<{ty}> -> tensor<{m}x{n}x!tt.ptr<{ty}>, #blocked>\n"
+            f"    %in = tt.load %ptrs : tensor<{m}x{n}x!tt.ptr<{ty}>, #blocked>\n"
+            f"    %acc = {d.d}.convert_layout %in : tensor<{m}x{n}x{ty}, #blocked> -> tensor<{m}x{n}x{ty}, #mma>\n"
+            f"    %buf = {d.d}.local_alloc %acc : (tensor<{m}x{n}x{ty}, #mma>) -> {md}\n"
+            f"    %out = {d.d}.local_load %buf : {md} -> tensor<{m}x{n}x{ty}, #blocked>\n"
+            f"    tt.store %ptrs, %out : tensor<{m}x{n}x!tt.ptr<{ty}>, #blocked>\n"
+            f"    tt.return\n  }}\n}}\n")
+
+
+def cp_async_cases():
+    """Global -> shared copies of 16-byte-aligned tensors, contiguous along
+    the register layout's fastest dim (sm80)."""
+    cases = []
+    for dtype, (r, c), spt, order, shared_order, (vec, per_phase, max_phase) in itertools.product(
+            ["fp16", "fp32", "int8"], [(32, 64), (64, 32), (16, 16)], [1, 2, 4, 8], [[1, 0], [0, 1]],
+            [[1, 0], [0, 1]], [(1, 1, 1), (2, 1, 1), (4, 1, 8), (8, 1, 8), (8, 2, 4)]):
+        cases.append({"rows": r, "cols": c, "dtype": dtype, "size_per_thread": spt, "order": order,
+                      "shared_order": shared_order, "vec": vec, "per_phase": per_phase, "max_phase": max_phase})
+    return cases
+
+
+def cp_async_module(p, d):
+    ty = MLIR_TYPE[p["dtype"]]
+    r, c = p["rows"], p["cols"]
+    shape, order, warps = [r, c], p["order"], 4
+    spt = [1, 1]
+    spt[order[0]] = min(p["size_per_thread"], shape[order[0]])
+    tpw = spread(shape, order, spt, 32, [1, 1])
+    wpc = spread(shape, order, spt, warps, tpw)
+    blk = blocked(d, spt, tpw, wpc, order)
+    shared = d.swizzled(p["vec"], p["per_phase"], p["max_phase"], p["shared_order"])
+    s0, s1 = f"#{d.d}.slice<{{dim = 0, parent = #blocked}}>", f"#{d.d}.slice<{{dim = 1, parent = #blocked}}>"
+    mut = d.memdesc(shape, ty, mutable=True)
+    dst = d.memdesc(shape, ty, mutable=True, bang=False)
+    t = lambda e: f"tensor<{r}x{c}x{e}, #blocked>"
+    # Offsets row * C + col when dim 1 is fastest, row + col * R otherwise.
+    if order[0] == 1:
+        scaled, scaled_ty, unit, unit_ty, stride = "r2", f"{r}x1", "c2", f"1x{c}", c
+    else:
+        scaled, scaled_ty, unit, unit_ty, stride = "c2", f"1x{c}", "r2", f"{r}x1", r
+    return (f"#blocked = {blk}\n#shared = {shared}\n" + d.header(warps, 80) +
+            f"  tt.func public @op_level(%arg0: !tt.ptr<{ty}> {{tt.divisibility = 16 : i32}}) {{\n"
+            f"    %rows = tt.make_range {{end = {r} : i32, start = 0 : i32}} : tensor<{r}xi32, {s1}>\n"
+            f"    %cols = tt.make_range {{end = {c} : i32, start = 0 : i32}} : tensor<{c}xi32, {s0}>\n"
+            f"    %r2 = tt.expand_dims %rows {{axis = 1 : i32}} : tensor<{r}xi32, {s1}> -> tensor<{r}x1xi32, #blocked>\n"
+            f"    %c2 = tt.expand_dims %cols {{axis = 0 : i32}} : tensor<{c}xi32, {s0}> -> tensor<1x{c}xi32, #blocked>\n"
+            f"    %stride = arith.constant dense<{stride}> : tensor<{scaled_ty}xi32, #blocked>\n"
+            f"    %scaled = arith.muli %{scaled}, %stride : tensor<{scaled_ty}xi32, #blocked>\n"
+            f"    %sb = tt.broadcast %scaled : tensor<{scaled_ty}xi32, #blocked> -> {t('i32')}\n"
+            f"    %ub = tt.broadcast %{unit} : tensor<{unit_ty}xi32, #blocked> -> {t('i32')}\n"
+            f"    %off = arith.addi %sb, %ub : {t('i32')}\n"
+            f"    %base = tt.splat %arg0 : !tt.ptr<{ty}> -> {t(f'!tt.ptr<{ty}>')}\n"
+            f"    %ptrs = tt.addptr %base, %off : {t(f'!tt.ptr<{ty}>')}, {t('i32')}\n"
+            f"    %buf = {d.d}.local_alloc  : () -> {mut}\n"
+            f"    %tok = {d.d}.async_copy_global_to_local %ptrs, %buf : {t(f'!tt.ptr<{ty}>')} -> {dst}\n"
+            f"    %grp = {d.d}.async_commit_group %tok\n"
+            f"    %done = {d.d}.async_wait %grp {{num = 0 : i32}}\n"
+            f"    %out = {d.d}.local_load %buf : {mut} -> {t(ty)}\n"
+            f"    tt.store %ptrs, %out : {t(f'!tt.ptr<{ty}>')}\n"
+            f"    tt.return\n  }}\n}}\n")
+
+
+def shared_tile_cases():
+    """Blocked tensors stored into and read back from a leading-offset /
+    NVMMA buffer whose swizzle tile may be larger than the tensor (triton
+    #4727), sm90."""
+    cases = []
+    for (r, c), dtype, swizzle in itertools.product(
+            [(2, 64), (4, 64), (8, 64), (16, 64), (4, 128), (8, 32), (16, 16), (32, 32), (64, 64), (8, 16)],
+            ["fp16", "fp32"], [32, 64, 128]):
+        cases.append({"rows": r, "cols": c, "dtype": dtype, "swizzle": swizzle})
+    return cases
+
+
+def shared_tile_module(p, d):
+    ty, bits = MLIR_TYPE[p["dtype"]], BITS[p["dtype"]]
+    shape = [p["rows"], p["cols"]]
+    warps = 4
+    spt = [1, min(128 // bits, shape[1])]
+    tpw = spread(shape, [1, 0], spt, 32, [1, 1])
+    wpc = spread(shape, [1, 0], spt, warps, tpw)
+    blk = blocked(d, spt, tpw, wpc, [1, 0])
+    if d.old:
+        per_phase, max_phase = {128: (1, 8), 64: (2, 4), 32: (4, 2)}[p["swizzle"]]
+        shared = (f"#{d.d}.shared<{{vec = {128 // bits}, perPhase = {per_phase}, maxPhase = {max_phase}, "
+                  f"order = [1, 0], hasLeadingOffset = true}}>")
+    else:
+        shared = (f"#{d.d}.nvmma_shared<{{swizzlingByteWidth = {p['swizzle']}, transposed = false, "
+                  f"elementBitWidth = {bits}}}>")
+    dims = "x".join(str(x) for x in shape)
+    md = d.memdesc(shape, ty)
+    t = lambda e: f"tensor<{dims}x{e}, #blocked>"
+    return (f"#blocked = {blk}\n#shared = {shared}\n" + d.header(warps, 90) +
+            f"  tt.func public @op_level(%arg0: !tt.ptr<{ty}> {{tt.divisibility = 16 : i32}}) {{\n"
+            f"    %ptrs = tt.splat %arg0 : !tt.ptr<{ty}> -> {t(f'!tt.ptr<{ty}>')}\n"
+            f"    %in = tt.load %ptrs : {t(f'!tt.ptr<{ty}>')}\n"
+            f"    %buf = {d.d}.local_alloc %in : ({t(ty)}) -> {md}\n"
+            f"    %out = {d.d}.local_load %buf : {md} -> {t(ty)}\n"
+            f"    tt.store %ptrs, %out : {t(f'!tt.ptr<{ty}>')}\n"
+            f"    tt.return\n  }}\n}}\n")
+
+
+def local_load_cases():
+    cases = []
+    for shape, dtype in itertools.product([[32, 64], [64, 16], [2, 16, 32], [4, 32, 32], [1, 64, 64], [2, 64, 16]],
+                                          ["fp16", "fp32"]):
+        cases.append({"shape": shape, "dtype": dtype})
+    return cases
+
+
+def local_load_module(p, d):
+    ty, shape = MLIR_TYPE[p["dtype"]], p["shape"]
+    rank, warps = len(shape), 4
+    order = list(range(rank - 1, -1, -1))
+    spt = [1] * rank
+    spt[-1] = min(128 // BITS[p["dtype"]], shape[-1])
+    tpw = spread(shape, order, spt, 32, [1] * rank)
+    wpc = spread(shape, order, spt, warps, tpw)
+    blk = blocked(d, spt, tpw, wpc, order)
+    shared = d.swizzled(1, 1, 1, order)
+    dims = "x".join(str(s) for s in shape)
+    md = d.memdesc(shape, ty)
+    t = lambda e: f"tensor<{dims}x{e}, #blocked>"
+    return (f"#blocked = {blk}\n#shared = {shared}\n" + d.header(warps, 80) +
+            f"  tt.func public @op_level(%arg0: !tt.ptr<{ty}> {{tt.divisibility = 16 : i32}}) {{\n"
+            f"    %ptrs = tt.splat %arg0 : !tt.ptr<{ty}> -> {t(f'!tt.ptr<{ty}>')}\n"
+            f"    %in = tt.load %ptrs : {t(f'!tt.ptr<{ty}>')}\n"
+            f"    %buf = {d.d}.local_alloc %in : ({t(ty)}) -> {md}\n"
+            f"    %out = {d.d}.local_load %buf : {md} -> {t(ty)}\n"
+            f"    tt.store %ptrs, %out : {t(f'!tt.ptr<{ty}>')}\n"
+            f"    tt.return\n  }}\n}}\n")
+
+
+SITES = {
+    "stmatrix": (stmatrix_cases, stmatrix_module, 90),
+    "cp_async": (cp_async_cases, cp_async_module, 80),
+    "local_load": (local_load_cases, local_load_module, 80),
+    "shared_tile": (shared_tile_cases, shared_tile_module, 90),
+}
+
+# The recorded grid: every local_load case, a seeded subset of the others
+# (the same subset for every release, so releases can be compared case by case).
+RECORD_LIMIT = {"stmatrix": 90, "cp_async": 110, "local_load": None}
+
+
+def grid(limit=RECORD_LIMIT, seed=1):
+    out = []
+    for site, (cases, _, _) in SITES.items():
+        cs = cases()
+        n = limit.get(site)
+        if n is not None and n < len(cs):
+            cs = random.Random(f"{seed}-{site}").sample(cs, n)
+        out += [{"site": site, "params": p} for p in cs]
+    return out
+
+
+def module_text(case, short):
+    return SITES[case["site"]][1](case["params"], Dialect(short))
+
+
+# ------------------------------------------------------------- compiling
+
+def child(args):
+    try:
+        import triton
+        from triton.backends.compiler import GPUTarget
+        if args.status:
+            run_grid.hook_stages(args.status, False)
+            with open(args.status, "w") as f:
+                f.write("ttgir")
+    except Exception as e:
+        print(run_grid.EXC_MARK + run_grid.exception_summary(e), file=sys.stderr, flush=True)
+        return run_grid.SETUP_FAILED
+    try:
+        triton.compile(args.module, target=GPUTarget("cuda", args.cap, 32))
+    except Exception as e:
+        import traceback
+        traceback.print_exc()
+        print(run_grid.EXC_MARK + run_grid.exception_summary(e), file=sys.stderr, flush=True)
+        return 1
+    return 0
+
+
+def compile_cases(py, short, cases, jobs, label):
+    work = tempfile.mkdtemp(prefix="op_level-")
+    records = [None] * len(cases)
+
+    def one(i):
+        case = cases[i]
+        text = module_text(case, short)
+        path = os.path.join(work, f"case{i}.ttgir")
+        with open(path, "w") as f:
+            f.write(text)
+        cap = SITES[case["site"]][2]
+        rec = run_grid.run_child(py, {"id": f"case{i}"}, work, script=os.path.abspath(__file__),
+                                 extra=("--module", path, "--cap", str(cap)))
+        rec.pop("stderr_tail", None)  # the module is the reproducer; `message` has the key line
+        for key in ("message", "exception"):  # no scratch paths in the record
+            if key in rec:
+                rec[key] = rec[key].replace(path, "m.ttgir").replace(f"case{i}.ttgir", "m.ttgir")
+        return i, {"site": case["site"], "params": case["params"], "triton": short, "module": text, **rec}
+
+    t0 = time.time()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
+        for done, fut in enumerate(concurrent.futures.as_completed([ex.submit(one, i) for i in range(len(cases))]), 1):
+            i, rec = fut.result()
+            records[i] = rec
+            extra = "" if rec["outcome"] == "ok" else "  " + rec["message"][:150]
+            print(f"[{label} {done}/{len(cases)} {time.time() - t0:.0f}s] {rec['outcome']:6} {rec['site']} "
+                  f"{json.dumps(rec['params'])}{extra}", file=sys.stderr, flush=True)
+    return records
+
+
+def python_for(version):
+    p = subprocess.run(["bash", run_grid.VENV_SH, version], capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.stderr.write(p.stderr)
+        raise SystemExit(f"op_level: no python for triton {version}")
+    return p.stdout.strip().splitlines()[-1]
+
+
+def record(args):
+    py = python_for(args.triton)
+    short = run_grid.triton_short(args.triton)
+    cases = [c for c in grid() if not args.sites or c["site"] in args.sites.split(",")]
+    records = compile_cases(py, short, cases, args.jobs, short)
+    with open(args.out, "w") as f:
+        for rec in records:
+            f.write(json.dumps(rec) + "\n")
+    counts = {}
+    for r in records:
+        counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
+    print(f"triton {args.triton}: {counts} -> {args.out}", file=sys.stderr)
+    return 1 if counts.get("broken") or counts.get("timeout") else 0
+
+
+def predicted(binary, short, text):
+    """`check-ttgir --json` on one module: (verdict, message)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".ttgir", delete=False) as f:
+        f.write(text)
+    try:
+        p = subprocess.run([binary, "check-ttgir", f.name, "--triton", short, "--json"], capture_output=True, text=True)
+    finally:
+        os.remove(f.name)
+    if p.returncode not in (0, 1) or not p.stdout.strip():
+        raise SystemExit(f"op_level: check-ttgir failed ({p.returncode}): {p.stderr.strip()}")
+    findings = json.loads(p.stdout)["findings"]
+    if not findings:
+        return "ok", ""
+    return findings[0]["verdict"], findings[0]["message"]
+
+
+def check(args):
+    py = python_for(args.triton)
+    short = run_grid.triton_short(args.triton)
+    everything = grid(limit={})
+    cases = random.Random(args.seed).sample(everything, min(args.sample, len(everything)))
+    records = compile_cases(py, short, cases, args.jobs, short)
+    bad = 0
+    for rec in records:
+        verdict, message = predicted(args.binary, short, rec["module"])
+        if rec["outcome"] in ("timeout", "broken") or verdict != rec["outcome"]:
+            bad += 1
+            print(f"DISAGREE {short} {rec['site']} {json.dumps(rec['params'])}: real {rec['outcome']} "
+                  f"({rec['message'][:200]}), predicted {verdict} ({message[:200]})", file=sys.stderr)
+    print(f"{len(records) - bad} passed, {bad} failed")
+    return 1 if bad else 0
+
+
+def emit(args):
+    os.makedirs(args.dir, exist_ok=True)
+    short = run_grid.triton_short(args.triton)
+    for i, case in enumerate(grid()):
+        with open(os.path.join(args.dir, f"{case['site']}-{i}.ttgir"), "w") as f:
+            f.write(module_text(case, short))
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("record", help="compile the grid, write outcomes")
+    r.add_argument("--triton", required=True)
+    r.add_argument("--out", required=True)
+    r.add_argument("--jobs", type=int, default=2)
+    r.add_argument("--sites", help="comma-separated sites to compile (default: all)")
+    c = sub.add_parser("check", help="fresh random sample against PATH check-ttgir --json")
+    c.add_argument("--triton", required=True)
+    c.add_argument("--binary", required=True)
+    c.add_argument("--sample", type=int, required=True)
+    c.add_argument("--seed", type=int, required=True)
+    c.add_argument("--jobs", type=int, default=2)
+    e = sub.add_parser("emit", help="write the grid's modules without compiling")
+    e.add_argument("--triton", required=True)
+    e.add_argument("--dir", required=True)
+    ch = sub.add_parser("child", help="(internal) compile one module")
+    ch.add_argument("--config")
+    ch.add_argument("--status")
+    ch.add_argument("--module", required=True)
+    ch.add_argument("--cap", type=int, required=True)
+    args = ap.parse_args()
+    return {"record": record, "check": check, "emit": emit, "child": child}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
