@@ -244,17 +244,7 @@ def shared_tile_module(p, d):
     else:
         shared = (f"#{d.d}.nvmma_shared<{{swizzlingByteWidth = {p['swizzle']}, transposed = false, "
                   f"elementBitWidth = {bits}}}>")
-    dims = "x".join(str(x) for x in shape)
-    md = d.memdesc(shape, ty)
-    t = lambda e: f"tensor<{dims}x{e}, #blocked>"
-    return (f"#blocked = {blk}\n#shared = {shared}\n" + d.header(warps, 90) +
-            f"  tt.func public @op_level(%arg0: !tt.ptr<{ty}> {{tt.divisibility = 16 : i32}}) {{\n"
-            f"    %ptrs = tt.splat %arg0 : !tt.ptr<{ty}> -> {t(f'!tt.ptr<{ty}>')}\n"
-            f"    %in = tt.load %ptrs : {t(f'!tt.ptr<{ty}>')}\n"
-            f"    %buf = {d.d}.local_alloc %in : ({t(ty)}) -> {md}\n"
-            f"    %out = {d.d}.local_load %buf : {md} -> {t(ty)}\n"
-            f"    tt.store %ptrs, %out : {t(f'!tt.ptr<{ty}>')}\n"
-            f"    tt.return\n  }}\n}}\n")
+    return stored_and_read_back(d, blk, shared, shape, ty, warps, 90)
 
 
 def local_load_cases():
@@ -275,10 +265,17 @@ def local_load_module(p, d):
     wpc = spread(shape, order, spt, warps, tpw)
     blk = blocked(d, spt, tpw, wpc, order)
     shared = d.swizzled(1, 1, 1, order)
-    dims = "x".join(str(s) for s in shape)
+    return stored_and_read_back(d, blk, shared, shape, ty, warps, 80)
+
+
+def stored_and_read_back(d, blk, shared, shape, ty, warps, cap):
+    """A module that loads a `blk` tensor, stores it into a `shared` buffer
+    with local_alloc and reads it back with local_load (the buffer is used,
+    so both ops reach the lowering)."""
+    dims = "x".join(str(x) for x in shape)
     md = d.memdesc(shape, ty)
     t = lambda e: f"tensor<{dims}x{e}, #blocked>"
-    return (f"#blocked = {blk}\n#shared = {shared}\n" + d.header(warps, 80) +
+    return (f"#blocked = {blk}\n#shared = {shared}\n" + d.header(warps, cap) +
             f"  tt.func public @op_level(%arg0: !tt.ptr<{ty}> {{tt.divisibility = 16 : i32}}) {{\n"
             f"    %ptrs = tt.splat %arg0 : !tt.ptr<{ty}> -> {t(f'!tt.ptr<{ty}>')}\n"
             f"    %in = tt.load %ptrs : {t(f'!tt.ptr<{ty}>')}\n"
