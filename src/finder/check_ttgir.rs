@@ -32,7 +32,7 @@ fn split_type(s: &str) -> Option<(Vec<u64>, String)> {
 /// The `(shape, type, encoding)` of the first `tensor<...>` / `memdesc<...>`
 /// after `opener` in `line`. The encoding is an alias (`#blocked1`) or an
 /// attribute written inline (`#ttg.dot_op<{...}>`).
-fn typed(line: &str, opener: &str) -> Option<(Vec<u64>, String, String)> {
+fn typed(line: &str, opener: &str) -> Option<Typed> {
     let at = line.find(opener)? + opener.len();
     let body = &line[at..];
     let comma = body.find(", #")?;
@@ -106,126 +106,157 @@ fn mma_v3(attr: &Attr) -> Option<Mma> {
     }
 }
 
-/// The cp.async width check for a copy of `shape` from `regs` into `shared`.
-/// A dump carries no axis analysis, so the pointers are taken to be
-/// contiguous along the source layout's fastest dim from a 16-byte-aligned
-/// base (see [`sites::cp_async::coalesced_contiguity`]). Copies whose
-/// layouts have no linear layout here are not checked.
-fn async_copy(
-    regs: &Attr,
-    shared: &Attr,
-    shape: &[u64],
-    bits: u64,
-    release: TritonVersion,
-) -> Result<u64, Failure> {
-    let (Attr::Blocked(blocked), Attr::SwizzledShared(swizzled)) = (regs, shared) else {
-        return Ok(0);
-    };
-    let layout = |attr: &Attr, elem_bits| match to_linear_layout(attr, shape, release, elem_bits) {
-        Ok(Conversion::Layout(l)) => Some(l),
-        _ => None,
-    };
-    let Some(reg_layout) = layout(regs, None) else {
-        return Ok(0);
-    };
-    let shared_layout = layout(shared, Some(bits));
-    let order0 = blocked.order.first().copied().unwrap_or(0);
-    let copy = sites::cp_async::AsyncCopy {
-        regs: &reg_layout,
-        shared: shared_layout.as_ref(),
-        shape,
-        shared_order: &swizzled.order,
-        shared_vec: swizzled.vec,
-        max_phase: swizzled.max_phase,
-        cta_split_num: match &swizzled.cga {
-            Some(Cga::Split { cta_split_num, .. }) => cta_split_num,
-            _ => &[],
-        },
-        bits,
-        max_vec: sites::cp_async::coalesced_contiguity(&reg_layout, shape, order0, bits),
-    };
-    sites::cp_async::copy(&copy, release, &mut Trace::new(false))
+/// A value's type as written on an op: shape, element type, encoding.
+type Typed = (Vec<u64>, String, String);
+
+/// One op line, with its types read and its attributes resolvable.
+struct OpLine<'a> {
+    op: &'static str,
+    line: &'a str,
+    /// The first `tensor<...>` on the line.
+    tensor: Option<Typed>,
+    /// The buffer: the first `memdesc<...>`, or an async copy's `-> <...>`.
+    buffer: Option<Typed>,
+    defs: &'a Defs,
 }
+
+impl OpLine<'_> {
+    fn attr(&self, name: &str) -> Option<Attr> {
+        parse_attr(name, self.defs).ok()
+    }
+
+    /// What the release's lowering of this op trips on, if anything.
+    fn failure(&self, release: TritonVersion) -> Option<Failure> {
+        self.buffer_transfer(release).or_else(|| match self.op {
+            "local_alloc" | "local_store" => self.mma_store(release),
+            "convert_layout" => self.mma_conversion(release),
+            "async_copy_global_to_local" => self.async_copy(release),
+            "local_load" => self.rank3_load(release),
+            _ => None,
+        })
+    }
+
+    /// Every transfer between registers and a buffer (an op with a tensor
+    /// operand) first builds the buffer's addressing.
+    fn buffer_transfer(&self, release: TritonVersion) -> Option<Failure> {
+        self.tensor.as_ref()?;
+        let (shape, ty, enc) = self.buffer.as_ref()?;
+        let shared = self.attr(enc)?;
+        let store = self.op != "local_load";
+        sites::shared_tile::transfer(&shared, shape, bits_of(ty), store, release).err()
+    }
+
+    /// A Hopper accumulator stored into shared memory (stmatrix).
+    fn mma_store(&self, release: TritonVersion) -> Option<Failure> {
+        let (shape, ty, enc) = self.tensor.as_ref()?;
+        let mma = mma_v3(&self.attr(enc)?)?;
+        let shared = self.attr(&self.buffer.as_ref()?.2)?;
+        if shape.len() != 2 {
+            return None;
+        }
+        let store = sites::stmatrix::Store {
+            mma: &mma,
+            rows: shape[0],
+            cols: shape[1],
+            bits: bits_of(ty),
+            swizzle: swizzle_of(&shared).unwrap_or(0),
+        };
+        sites::stmatrix::store(&store, release, &mut Trace::new(false)).err()
+    }
+
+    /// Converting to or from a Hopper MMA asks for its linear layout.
+    fn mma_conversion(&self, release: TritonVersion) -> Option<Failure> {
+        let (shape, _, src) = self.tensor.as_ref()?;
+        let [rows, cols] = shape[..] else {
+            return None;
+        };
+        let dst = typed(self.line, "-> tensor<").map(|t| t.2);
+        let mma = [Some(src.clone()), dst]
+            .into_iter()
+            .flatten()
+            .find_map(|name| mma_v3(&self.attr(&name)?))?;
+        sites::hopper_mma_3_1::mma_layout(&mma, [rows, cols], release, &mut Trace::new(false)).err()
+    }
+
+    /// The cp.async width. A dump carries no axis analysis, so the pointers
+    /// are taken to be contiguous along the source layout's fastest dim from
+    /// a 16-byte-aligned base (see [`sites::cp_async::coalesced_contiguity`]).
+    /// Copies between layouts with no linear layout here are not checked.
+    fn async_copy(&self, release: TritonVersion) -> Option<Failure> {
+        let (shape, _, reg_enc) = self.tensor.as_ref()?;
+        let (_, ty, buf_enc) = self.buffer.as_ref()?;
+        let (regs, shared) = (self.attr(reg_enc)?, self.attr(buf_enc)?);
+        let (Attr::Blocked(blocked), Attr::SwizzledShared(swizzled)) = (&regs, &shared) else {
+            return None;
+        };
+        let bits = bits_of(ty);
+        let layout =
+            |attr: &Attr, elem_bits| match to_linear_layout(attr, shape, release, elem_bits) {
+                Ok(Conversion::Layout(l)) => Some(l),
+                _ => None,
+            };
+        let reg_layout = layout(&regs, None)?;
+        let shared_layout = layout(&shared, Some(bits));
+        let order0 = blocked.order.first().copied().unwrap_or(0);
+        let copy = sites::cp_async::AsyncCopy {
+            regs: &reg_layout,
+            shared: shared_layout.as_ref(),
+            shape,
+            shared_order: &swizzled.order,
+            shared_vec: swizzled.vec,
+            max_phase: swizzled.max_phase,
+            cta_split_num: match &swizzled.cga {
+                Some(Cga::Split { cta_split_num, .. }) => cta_split_num,
+                _ => &[],
+            },
+            bits,
+            max_vec: sites::cp_async::coalesced_contiguity(&reg_layout, shape, order0, bits),
+        };
+        sites::cp_async::copy(&copy, release, &mut Trace::new(false)).err()
+    }
+
+    /// 3.1/3.2's rank limit on shared → register loads.
+    fn rank3_load(&self, release: TritonVersion) -> Option<Failure> {
+        self.buffer.as_ref()?;
+        let (shape, _, enc) = self.tensor.as_ref()?;
+        let into_dot = matches!(self.attr(enc), Some(Attr::DotOperand(_)));
+        sites::local_load_rank3::local_load(shape.len(), into_dot, release).err()
+    }
+}
+
+/// The layout-sensitive ops, as they are spelled after the dialect prefix.
+const OPS: [&str; 5] = [
+    "local_alloc",
+    "local_load",
+    "local_store",
+    "convert_layout",
+    "async_copy_global_to_local",
+];
 
 /// Runs the modelled checks over every layout-sensitive op of `text`.
 pub fn check(text: &str, release: TritonVersion) -> crate::Result<Vec<Finding>> {
     let defs = Defs::from_module(text)?;
     let mut findings = Vec::new();
     for (index, line) in text.lines().enumerate() {
-        let op = [
-            "local_alloc",
-            "local_load",
-            "local_store",
-            "convert_layout",
-            "async_copy_global_to_local",
-        ]
-        .into_iter()
-        .find(|op| line.contains(&format!(".{op} ")) || line.contains(&format!(".{op}\"")));
-        let Some(op) = op else { continue };
-        let tensor = typed(line, "tensor<");
-        let memdesc = typed(line, "memdesc<");
-        let enc = |name: &str| parse_attr(name, &defs).ok();
-        // Every transfer between registers and a buffer (an op with a
-        // tensor operand) first builds the buffer's addressing.
-        let buffer = memdesc.clone().or_else(|| typed(line, "-> <"));
-        let tile_failure = buffer
-            .filter(|_| tensor.is_some())
-            .and_then(|(shape, ty, m_enc)| {
-                let shared = enc(&m_enc)?;
-                let store = op != "local_load";
-                sites::shared_tile::transfer(&shared, &shape, bits_of(&ty), store, release).err()
-            });
-        let failure = tile_failure.or_else(|| match (op, tensor, memdesc) {
-            ("local_alloc" | "local_store", Some((shape, ty, t_enc)), Some((_, _, m_enc))) => {
-                match (enc(&t_enc), enc(&m_enc)) {
-                    (Some(mma), Some(shared)) if shape.len() == 2 => mma_v3(&mma).and_then(|mma| {
-                        let store = sites::stmatrix::Store {
-                            mma: &mma,
-                            rows: shape[0],
-                            cols: shape[1],
-                            bits: bits_of(&ty),
-                            swizzle: swizzle_of(&shared).unwrap_or(0),
-                        };
-                        sites::stmatrix::store(&store, release, &mut Trace::new(false)).err()
-                    }),
-                    _ => None,
-                }
-            }
-            ("convert_layout", Some((shape, _, src)), _) if shape.len() == 2 => {
-                // Converting to or from a Hopper MMA asks for its linear layout.
-                let dst = typed(line, "-> tensor<").map(|t| t.2);
-                [Some(src), dst]
-                    .into_iter()
-                    .flatten()
-                    .find_map(|name| enc(&name).as_ref().and_then(mma_v3))
-                    .and_then(|mma| {
-                        let shape = [shape[0], shape[1]];
-                        sites::hopper_mma_3_1::mma_layout(
-                            &mma,
-                            shape,
-                            release,
-                            &mut Trace::new(false),
-                        )
-                        .err()
-                    })
-            }
-            ("async_copy_global_to_local", Some((shape, _, t_enc)), _) => {
-                let dst = typed(line, "-> <");
-                dst.and_then(|(_, ty, m_enc)| {
-                    let (regs, shared) = (enc(&t_enc)?, enc(&m_enc)?);
-                    async_copy(&regs, &shared, &shape, bits_of(&ty), release).err()
-                })
-            }
-            ("local_load", Some((shape, _, t_enc)), Some(_)) => {
-                let into_dot = matches!(enc(&t_enc), Some(Attr::DotOperand(_)));
-                sites::local_load_rank3::local_load(shape.len(), into_dot, release).err()
-            }
-            _ => None,
-        });
-        if let Some(failure) = failure {
+        let Some(op) = OPS
+            .into_iter()
+            .find(|op| line.contains(&format!(".{op} ")) || line.contains(&format!(".{op}\"")))
+        else {
+            continue;
+        };
+        let op_line = OpLine {
+            op,
+            line,
+            tensor: typed(line, "tensor<"),
+            buffer: typed(line, "memdesc<").or_else(|| typed(line, "-> <")),
+            defs: &defs,
+        };
+        if let Some(failure) = op_line.failure(release) {
             findings.push(Finding {
                 line: index + 1,
                 op: op.to_string(),
+                // A dump is compiled from its file, where every failed
+                // assertion aborts.
                 failure: failure.from_ir_file(),
             });
         }
