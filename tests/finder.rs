@@ -129,6 +129,7 @@ fn fla_kernel_outcomes_follow_its_chained_products() {
             num_stages: c["num_stages"].as_u64().unwrap_or(2),
             arch: c["arch"].as_str().unwrap().parse().unwrap(),
             triton: c["triton"].as_str().unwrap().parse().unwrap(),
+            variant: None,
         };
         let p = predict(&cfg).unwrap();
         count += 1;
@@ -200,4 +201,45 @@ fn impossible_parameters_are_clear_errors() {
     ] {
         assert!(serde_json::from_str::<Config>(json).is_err());
     }
+}
+
+#[test]
+fn the_pre_5905_build_reproduces_triton_5882_and_3_3_fixes_it() {
+    use linear_layout::finder::search::fix_for;
+    // triton #5882 as reported: fp16, 128/128/32, 4 warps, 2 stages, sm80.
+    let cfg: Config = serde_json::from_str(
+        r#"{"pattern": "inductor-3d", "m": 128, "n": 128, "k": 32, "x": null, "dtype": "fp16", "num_warps": 4, "num_stages": 2, "arch": "sm80", "triton": "3.3", "variant": "pre-5905"}"#,
+    )
+    .unwrap();
+    let p = predict(&cfg).unwrap();
+    assert_eq!(p.verdict, Verdict::Error);
+    assert_eq!(
+        p.message.as_deref(),
+        Some(
+            "cp.async does not support transfers smaller than 4 bytes; calculated this as 2 bytes"
+        )
+    );
+    let fix = fix_for(&cfg, p.site.as_deref().unwrap());
+    assert_eq!(fix.fixed_in, Some(TritonVersion::V3_3));
+    assert!(fix.change.contains("#5905"), "{}", fix.change);
+    // One stage stages nothing; fp32 copies are 4 bytes even one at a time.
+    for other in [
+        Config {
+            num_stages: 1,
+            ..cfg.clone()
+        },
+        Config {
+            dtype: linear_layout::finder::Dtype::Fp32,
+            ..cfg.clone()
+        },
+    ] {
+        assert_eq!(predict(&other).unwrap().verdict, Verdict::Ok, "{other}");
+    }
+    // The variant names a build between 3.2 and 3.3 only.
+    let wrong = Config {
+        triton: TritonVersion::V3_2,
+        ..cfg
+    };
+    let err = predict(&wrong).unwrap_err();
+    assert!(err.to_string().contains("use it with triton 3.3"), "{err}");
 }

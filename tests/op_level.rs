@@ -101,7 +101,13 @@ fn site_models_agree_with_every_recorded_one_op_module() {
     );
     // Every site fails somewhere and passes somewhere, so no model is
     // vacuously right.
-    for site in ["stmatrix", "cp_async", "local_load", "shared_tile"] {
+    for site in [
+        "stmatrix",
+        "cp_async",
+        "local_load",
+        "shared_tile",
+        "pipelined_load",
+    ] {
         for pass in [true, false] {
             assert!(
                 seen.iter()
@@ -111,4 +117,71 @@ fn site_models_agree_with_every_recorded_one_op_module() {
             );
         }
     }
+}
+
+/// The `pre-5905` development build cannot be installed, but its failure is
+/// 3.3's own cp.async lowering of the buffers its pipeliner made. The
+/// op-level `pipelined_load` modules are exactly those copies (coalesced
+/// rank-3 loads into buffers with dim 0 moved last), compiled by 3.3.1; the
+/// variant's kernel prediction must fail exactly when one of its two loads'
+/// modules failed.
+#[test]
+fn the_pre_5905_variant_fails_where_3_3_rejects_its_copies() {
+    use linear_layout::finder::{Arch, Config, Dtype, Pattern, Variant, predict};
+    use linear_layout::triton::TritonVersion;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/compile/op-level-triton-3.3.1.jsonl");
+    // (load, size, k, dtype) → failed, for the pre-5905 buffer order.
+    let mut failed: BTreeMap<(String, u64, u64, String), bool> = BTreeMap::new();
+    for line in std::fs::read_to_string(path).unwrap().lines() {
+        let row: Value = serde_json::from_str(line).unwrap();
+        let p = &row["params"];
+        if row["site"] != "pipelined_load" || p["shared_order"] != "pre-5905" {
+            continue;
+        }
+        let key = (
+            p["load"].as_str().unwrap().to_string(),
+            p["size"].as_u64().unwrap(),
+            p["k"].as_u64().unwrap(),
+            p["dtype"].as_str().unwrap().to_string(),
+        );
+        failed.insert(key, row["outcome"] != "ok");
+    }
+    assert!(
+        failed.values().any(|&f| f) && failed.values().any(|&f| !f),
+        "{failed:?}"
+    );
+    let mut checked = 0;
+    for ((load, m, k, dtype), &lhs_failed) in failed.iter().filter(|(key, _)| key.0 == "lhs") {
+        for ((_, n, _, _), &rhs_failed) in failed
+            .iter()
+            .filter(|(key, _)| key.0 == "rhs" && key.2 == *k && key.3 == *dtype)
+        {
+            let cfg = Config {
+                pattern: Pattern::Inductor3d,
+                m: *m,
+                n: *n,
+                k: *k,
+                x: None,
+                dtype: dtype.parse::<Dtype>().unwrap(),
+                num_warps: 4,
+                num_stages: 2,
+                arch: Arch::Sm80,
+                triton: TritonVersion::V3_3,
+                variant: Some(Variant::Pre5905),
+            };
+            let p = predict(&cfg).unwrap();
+            let expected = if lhs_failed || rhs_failed {
+                Verdict::Error
+            } else {
+                Verdict::Ok
+            };
+            assert_eq!(
+                p.verdict, expected,
+                "{cfg} ({load} failed: {lhs_failed}, rhs: {rhs_failed})"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 8, "only {checked} kernels checked");
 }

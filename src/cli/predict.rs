@@ -2,7 +2,7 @@
 //! configuration, or a JSON Lines batch.
 
 use clap::Args;
-use linear_layout::finder::{Arch, Config, Dtype, Pattern, Prediction, predict};
+use linear_layout::finder::{Arch, Config, Dtype, Pattern, Prediction, Variant, predict};
 use linear_layout::triton::TritonVersion;
 use std::io::{BufRead, BufWriter, Write};
 
@@ -39,6 +39,11 @@ pub struct ConfigArgs {
     /// Triton release: 3.1, 3.2, 3.3, 3.4 or newest.
     #[arg(long, default_value = "3.2")]
     pub triton: TritonVersion,
+    /// A development build on top of the release: `pre-5905` (with --triton
+    /// 3.3) is Triton between 3.2 and 3.3, whose pipeliner reordered rank-3
+    /// shared buffers (triton #5882).
+    #[arg(long)]
+    pub variant: Option<Variant>,
 }
 
 impl ConfigArgs {
@@ -59,6 +64,7 @@ impl ConfigArgs {
             num_stages: self.num_stages,
             arch: self.arch,
             triton: self.triton,
+            variant: self.variant,
         }
     }
 }

@@ -172,6 +172,36 @@ impl std::str::FromStr for Arch {
     }
 }
 
+/// A development build between two releases, modelled on top of one.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, PartialOrd, Ord)]
+pub enum Variant {
+    /// Triton between 3.2.0 and 3.3.0 (early 2025, triton #5882): 3.3's
+    /// pipeliner and lowering, but the shared order of a pipelined rank-3
+    /// load is still the load's order with dim 0 moved last, as before
+    /// PR #5905. Use with `triton` 3.3.
+    #[serde(rename = "pre-5905")]
+    Pre5905,
+}
+
+impl Variant {
+    /// The name (`pre-5905`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Pre5905 => "pre-5905",
+        }
+    }
+}
+
+impl std::str::FromStr for Variant {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "pre-5905" => Ok(Variant::Pre5905),
+            _ => Err(format!("unknown variant `{s}`; expected pre-5905")),
+        }
+    }
+}
+
 /// One configuration: a pattern at given sizes, dtype, launch options, arch
 /// and Triton release.
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
@@ -199,6 +229,9 @@ pub struct Config {
     /// Release.
     #[serde(with = "version_serde")]
     pub triton: TritonVersion,
+    /// A development build modelled on top of `triton` (absent for releases).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<Variant>,
 }
 
 /// Why a configuration is impossible.
@@ -244,6 +277,15 @@ impl Config {
                 self.num_stages
             ));
         }
+        if let Some(v) = self.variant {
+            if self.triton != TritonVersion::V3_3 {
+                return bad(format!(
+                    "variant {} is a development build between 3.2 and 3.3: use it with triton 3.3 (got {})",
+                    v.name(),
+                    self.triton
+                ));
+            }
+        }
         Ok(())
     }
 
@@ -275,7 +317,11 @@ impl fmt::Display for Config {
             self.num_stages,
             self.arch.name(),
             self.triton
-        )
+        )?;
+        match self.variant {
+            Some(v) => write!(f, " variant={}", v.name()),
+            None => Ok(()),
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 
 use super::config::{Arch, Config, Dtype};
 use crate::triton::TritonVersion;
+use crate::triton::attr::Blocked;
 
 /// A dot's shape and element type.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -154,4 +155,68 @@ pub fn nvmma_swizzle(contiguous: u64, bits: u64) -> Option<u64> {
     [128, 64, 32]
         .into_iter()
         .find(|&s| bytes >= s && bytes % s == 0)
+}
+
+/// The blocked layout the coalescing pass gives a load of `shape` whose
+/// pointers are contiguous along `contig` (16-byte aligned): dims ordered by
+/// contiguity (a stable sort, so the others keep their index order), each
+/// thread up to 16 bytes along `contig` (no more than its share of the
+/// tile), then threads and warps spread fastest dim first by the default
+/// builder, whatever is left over wrapping on the slowest dim.
+pub fn coalesced_load(shape: &[u64], contig: usize, bits: u64, num_warps: u64) -> Blocked {
+    let rank = shape.len();
+    let order: Vec<usize> = std::iter::once(contig)
+        .chain((0..rank).filter(|&d| d != contig))
+        .collect();
+    let elements: u64 = shape.iter().product();
+    let mut size_per_thread = vec![1; rank];
+    size_per_thread[contig] = (128 / bits.max(1))
+        .min(shape[contig])
+        .min((elements / (32 * num_warps)).max(1));
+    let threads_per_warp = spread(shape, &order, &size_per_thread, 32);
+    let covered: Vec<u64> = size_per_thread
+        .iter()
+        .zip(&threads_per_warp)
+        .map(|(s, t)| s * t)
+        .collect();
+    let warps_per_cta = spread(shape, &order, &covered, num_warps);
+    Blocked {
+        size_per_thread,
+        threads_per_warp,
+        warps_per_cta,
+        order,
+        cga: None,
+    }
+}
+
+/// `total` threads (or warps) over the dims in `order`, each dim taking what
+/// its remaining extent (`shape / covered`) holds.
+fn spread(shape: &[u64], order: &[usize], covered: &[u64], total: u64) -> Vec<u64> {
+    let mut out = vec![1; shape.len()];
+    let mut left = total;
+    for &d in order {
+        let room = (shape[d] / covered[d].max(1)).max(1);
+        out[d] = room.min(left);
+        left /= out[d];
+    }
+    if let Some(&slowest) = order.last() {
+        out[slowest] *= left;
+    }
+    out
+}
+
+/// The order of the shared buffer the pipeliner stages a load in, for a
+/// load laid out in `order`: the same order from PR #5905 (3.3) on; before
+/// it, a rank-3 load's order with dim 0 moved last.
+pub fn staged_order(order: &[usize], before_5905: bool) -> Vec<usize> {
+    if before_5905 && order.len() == 3 {
+        order
+            .iter()
+            .copied()
+            .filter(|&d| d != 0)
+            .chain([0])
+            .collect()
+    } else {
+        order.to_vec()
+    }
 }

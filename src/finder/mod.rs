@@ -22,6 +22,6 @@ pub mod search;
 pub mod sites;
 pub mod verdict;
 
-pub use config::{Arch, Config, ConfigError, Dtype, Pattern};
+pub use config::{Arch, Config, ConfigError, Dtype, Pattern, Variant};
 pub use predict::predict;
 pub use verdict::{Prediction, Step, Verdict};

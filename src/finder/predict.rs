@@ -1,10 +1,11 @@
 //! One configuration → the verdict the real compiler gives.
 
-use super::config::{Arch, Config, ConfigError, Dtype, Pattern};
-use super::decisions::{DotShape, Mma, choose_mma, nvmma_swizzle};
+use super::config::{Arch, Config, ConfigError, Dtype, Pattern, Variant};
+use super::decisions::{DotShape, Mma, choose_mma, coalesced_load, nvmma_swizzle, staged_order};
 use super::sites::{self, Failure};
 use super::verdict::{Prediction, Trace, Verdict};
-use crate::triton::TritonVersion;
+use crate::triton::attr::{Attr, SwizzledShared};
+use crate::triton::{Conversion, TritonVersion, to_linear_layout};
 
 /// Predicts how `cfg.triton` compiles `cfg`, with the steps that lead
 /// there.
@@ -228,10 +229,12 @@ fn store_p(
 /// triton #5882's pattern: rank-3 loads pipelined into shared memory and
 /// read back for the dot.
 ///
-/// The pipeliner stages the rank-3 lhs load with a generic shared layout when
-/// it feeds an MMA v2 dot (wgmma loads are not staged that way) and the load
-/// is at least 32 bits wide per thread; reading it back is a rank-3
-/// `local_load` (the rhs, with a size-1 dim, is never staged).
+/// Up to 3.2 the pipeliner stages the rank-3 lhs load with a generic shared
+/// layout when it feeds an MMA v2 dot (wgmma loads are not staged that way)
+/// and the load is at least 32 bits wide per thread; reading it back is a
+/// rank-3 `local_load` (the rhs, with a size-1 dim, is never staged). The
+/// `pre-5905` development build stages both loads with cp.async into
+/// buffers reordered the old way ([`staged_copy`]).
 fn inductor(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
     let d = DotShape {
         m: cfg.m,
@@ -262,5 +265,76 @@ fn inductor(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
         });
         sites::local_load_rank3::local_load(3, false, cfg.triton)?;
     }
+    if cfg.variant == Some(Variant::Pre5905) && cfg.num_stages >= 2 && mma.version != 3 {
+        staged_copy("lhs", &[1, cfg.m, cfg.k], 2, cfg, trace)?;
+        staged_copy("rhs", &[cfg.n, 1, cfg.k], 0, cfg, trace)?;
+    }
     Ok(())
+}
+
+/// The `pre-5905` build's copy of one rank-3 load into its pipeline buffer:
+/// the load's coalesced blocked layout (contiguous along `contig`), a
+/// `(1, 1, 1)` swizzled buffer whose order moves dim 0 last, and 3.3's
+/// cp.async lowering of the two. A load narrower than 32 bits per thread is
+/// not pipelined (the width filter the pipeliner had since 3.1).
+fn staged_copy(
+    name: &str,
+    shape: &[u64; 3],
+    contig: usize,
+    cfg: &Config,
+    trace: &mut Trace,
+) -> Result<(), Failure> {
+    let bits = cfg.dtype.bits();
+    let blocked = coalesced_load(shape, contig, bits, cfg.num_warps);
+    let per_thread = blocked.size_per_thread[contig];
+    if per_thread * bits < 32 {
+        trace.note(|| format!("{name} load: {per_thread} × {bits} bits per thread, not pipelined"));
+        return Ok(());
+    }
+    let order = staged_order(&blocked.order, true);
+    let shared = Attr::SwizzledShared(SwizzledShared {
+        vec: 1,
+        per_phase: 1,
+        max_phase: 1,
+        order: order.clone(),
+        cga: None,
+        has_leading_offset: None,
+    });
+    // The layouts are valid by construction; a failure here is the model's.
+    let model_error = |message: String| Failure {
+        verdict: Verdict::Error,
+        assertion: false,
+        site: "linear-layout's model of the pipelined copy".into(),
+        message,
+    };
+    let layout = |attr: &Attr, elem_bits| match to_linear_layout(attr, shape, cfg.triton, elem_bits)
+    {
+        Ok(Conversion::Layout(l)) => Ok(l),
+        Ok(Conversion::NoLayout(why)) => Err(model_error(why)),
+        Err(e) => Err(model_error(e.to_string())),
+    };
+    let regs = layout(&Attr::Blocked(blocked.clone()), None)?;
+    let smem = layout(&shared, Some(bits))?;
+    trace.layout(
+        || {
+            format!(
+                "{name} load {shape:?}: coalesced blocked layout, order {:?}",
+                blocked.order
+            )
+        },
+        &regs,
+    );
+    trace.note(|| format!("{name} staged in shared memory with order {order:?} (dim 0 moved last, before PR #5905)"));
+    let copy = sites::cp_async::AsyncCopy {
+        regs: &regs,
+        shared: Some(&smem),
+        shape,
+        shared_order: &order,
+        shared_vec: 1,
+        max_phase: 1,
+        cta_split_num: &[],
+        bits,
+        max_vec: sites::cp_async::coalesced_contiguity(&regs, shape, contig, bits),
+    };
+    sites::cp_async::copy(&copy, cfg.triton, trace).map(|_| ())
 }

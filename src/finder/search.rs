@@ -72,6 +72,7 @@ impl Space {
                                                     num_stages,
                                                     arch,
                                                     triton,
+                                                    variant: None,
                                                 });
                                             }
                                         }
@@ -136,6 +137,8 @@ pub fn fix_note(site: &str, from: TritonVersion, to: TritonVersion) -> String {
         "PR #4283 (3.2): the Hopper MMA conversion admits instruction N = 8".into()
     } else if site.contains("MemoryOpToLLVM") {
         format!("{to}: rank-3 local_load is lowered through linear layouts")
+    } else if site.contains("AsyncCopyGlobalToLocal") {
+        "PR #5905 (3.3): a pipelined rank-3 load's shared buffer keeps the load's order, so the copy vectorises again".into()
     } else if site.contains("semantic") {
         "none: fp8e4nv needs sm89+ in every release".into()
     } else {
@@ -143,12 +146,16 @@ pub fn fix_note(site: &str, from: TritonVersion, to: TritonVersion) -> String {
     }
 }
 
-/// For a failing configuration, the first later release that compiles it.
+/// For a failing configuration, the first later release that compiles it
+/// (for a development build, its own release counts: it came later).
 pub fn fix_for(cfg: &Config, site: &str) -> Fix {
-    let later = TritonVersion::ALL.into_iter().filter(|&v| v > cfg.triton);
+    let later = TritonVersion::ALL
+        .into_iter()
+        .filter(|&v| v > cfg.triton || (cfg.variant.is_some() && v == cfg.triton));
     for v in later {
         let c = Config {
             triton: v,
+            variant: None,
             ..cfg.clone()
         };
         if let Ok(p) = predict_traced(&c, false) {

@@ -247,6 +247,73 @@ def shared_tile_module(p, d):
     return stored_and_read_back(d, blk, shared, shape, ty, warps, 90)
 
 
+def pipelined_load_cases():
+    """triton #5882's rank-3 loads staged with cp.async: the lhs [1, M, K]
+    (contiguous along dim 2) and the rhs [N, 1, K] (contiguous along dim 0),
+    in their coalesced blocked layouts, into a (1, 1, 1) swizzled buffer
+    whose order is the load's own (PR #5905) or the load's with dim 0 moved
+    last (the pipeliner before it), sm80."""
+    cases = []
+    for which, size, k, dtype, order in itertools.product(
+            ["lhs", "rhs"], [32, 128], [16, 32], ["fp16", "fp32"], ["load", "pre-5905"]):
+        cases.append({"load": which, "size": size, "k": k, "dtype": dtype, "shared_order": order})
+    return cases
+
+
+def pipelined_load_module(p, d):
+    ty, bits = MLIR_TYPE[p["dtype"]], BITS[p["dtype"]]
+    size, k, warps = p["size"], p["k"], 4
+    shape, contig = ([1, size, k], 2) if p["load"] == "lhs" else ([size, 1, k], 0)
+    # Coalescing orders dims by contiguity (a stable sort, so ties keep
+    # their index order) and gives each thread up to 16 bytes along the
+    # contiguous dim.
+    order = [contig] + [x for x in range(3) if x != contig]
+    spt = [1, 1, 1]
+    spt[contig] = min(128 // bits, shape[contig], max(shape[0] * shape[1] * shape[2] // (32 * warps), 1))
+    tpw = spread(shape, order, spt, 32, [1, 1, 1])
+    wpc = spread(shape, order, spt, warps, tpw)
+    blk = blocked(d, spt, tpw, wpc, order)
+    shared_order = order if p["shared_order"] == "load" else [x for x in order if x != 0] + [0]
+    shared = d.swizzled(1, 1, 1, shared_order)
+    # Row-major strides of the tensor the load reads, contiguous along `contig`.
+    strides = {2: [size * k, k, 1], 0: [1, size * k, size]}[contig]
+    dims = "x".join(str(x) for x in shape)
+    t = lambda e: f"tensor<{dims}x{e}, #blocked>"
+    lines = []
+    for axis in range(3):
+        # arange along `axis`, expanded to rank 3, times its stride
+        sl_outer = [x for x in range(3) if x != axis]
+        e1 = f"#{d.d}.slice<{{dim = {sl_outer[1]}, parent = #blocked}}>"
+        e0 = f"#{d.d}.slice<{{dim = {sl_outer[0]}, parent = {e1}}}>"
+        two = [shape[x] if x == axis else 1 for x in range(3) if x != sl_outer[1]]
+        one_shape = [shape[x] if x == axis else 1 for x in range(3)]
+        lines += [
+            f"    %r{axis} = tt.make_range {{end = {shape[axis]} : i32, start = 0 : i32}} : tensor<{shape[axis]}xi32, {e0}>",
+            f"    %a{axis} = tt.expand_dims %r{axis} {{axis = {sl_outer[0]} : i32}} : tensor<{shape[axis]}xi32, {e0}> -> "
+            f"tensor<{'x'.join(map(str, two))}xi32, {e1}>",
+            f"    %b{axis} = tt.expand_dims %a{axis} {{axis = {sl_outer[1]} : i32}} : tensor<{'x'.join(map(str, two))}xi32, {e1}> -> "
+            f"tensor<{'x'.join(map(str, one_shape))}xi32, #blocked>",
+            f"    %s{axis} = arith.constant dense<{strides[axis]}> : tensor<{'x'.join(map(str, one_shape))}xi32, #blocked>",
+            f"    %m{axis} = arith.muli %b{axis}, %s{axis} : tensor<{'x'.join(map(str, one_shape))}xi32, #blocked>",
+            f"    %o{axis} = tt.broadcast %m{axis} : tensor<{'x'.join(map(str, one_shape))}xi32, #blocked> -> {t('i32')}",
+        ]
+    mut = d.memdesc(shape, ty, mutable=True)
+    dst = d.memdesc(shape, ty, mutable=True, bang=False)
+    lines += [
+        f"    %o01 = arith.addi %o0, %o1 : {t('i32')}",
+        f"    %off = arith.addi %o01, %o2 : {t('i32')}",
+        f"    %base = tt.splat %arg0 : !tt.ptr<{ty}> -> {t(f'!tt.ptr<{ty}>')}",
+        f"    %ptrs = tt.addptr %base, %off : {t(f'!tt.ptr<{ty}>')}, {t('i32')}",
+        f"    %buf = {d.d}.local_alloc  : () -> {mut}",
+        f"    %tok = {d.d}.async_copy_global_to_local %ptrs, %buf : {t(f'!tt.ptr<{ty}>')} -> {dst}",
+        f"    %grp = {d.d}.async_commit_group %tok",
+        f"    %done = {d.d}.async_wait %grp {{num = 0 : i32}}",
+    ]
+    return (f"#blocked = {blk}\n#shared = {shared}\n" + d.header(warps, 80) +
+            f"  tt.func public @op_level(%arg0: !tt.ptr<{ty}> {{tt.divisibility = 16 : i32}}) {{\n" +
+            "\n".join(lines) + "\n    tt.return\n  }\n}\n")
+
+
 def local_load_cases():
     cases = []
     for shape, dtype in itertools.product([[32, 64], [64, 16], [2, 16, 32], [4, 32, 32], [1, 64, 64], [2, 64, 16]],
@@ -290,6 +357,7 @@ SITES = {
     "cp_async": (cp_async_cases, cp_async_module, 80),
     "local_load": (local_load_cases, local_load_module, 80),
     "shared_tile": (shared_tile_cases, shared_tile_module, 90),
+    "pipelined_load": (pipelined_load_cases, pipelined_load_module, 80),
 }
 
 # The recorded grid: every local_load case, a seeded subset of the others
