@@ -353,3 +353,53 @@ fn shrink_trace_reads_one_request_spread_over_lines_as_an_eval_artifact_may_be()
     assert!(text.starts_with("failure: image_not_contained"), "{text}");
     assert!(text.contains(r#"[[4,0]]"#), "{text}");
 }
+
+#[test]
+fn search_maps_the_pre_5905_build() {
+    let out = bin()
+        .args([
+            "search",
+            "--quiet",
+            "--variant",
+            "pre-5905",
+            "--pattern",
+            "inductor-3d",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let copy = v["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| {
+            g["site"]
+                .as_str()
+                .unwrap()
+                .contains("AsyncCopyGlobalToLocal")
+        })
+        .expect("a cp.async group");
+    assert_eq!(copy["release"], "3.3");
+    assert_eq!(copy["minimal"]["variant"], "pre-5905");
+    assert_eq!(copy["fixed_in"], "3.3");
+    assert!(copy["change"].as_str().unwrap().contains("#5905"));
+    let refused = bin()
+        .args([
+            "search",
+            "--quiet",
+            "--variant",
+            "pre-5905",
+            "--triton",
+            "3.2",
+        ])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--triton 3.3"));
+}

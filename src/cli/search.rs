@@ -3,7 +3,7 @@
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use linear_layout::finder::search::{Space, fix_for, search};
-use linear_layout::finder::{Arch, Dtype, Pattern};
+use linear_layout::finder::{Arch, Dtype, Pattern, Variant};
 use linear_layout::triton::TritonVersion;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -31,6 +31,10 @@ pub struct SearchArgs {
     /// Targets (default sm80,sm90).
     #[arg(long, value_delimiter = ',')]
     arch: Vec<Arch>,
+    /// Search a development build instead of releases: `pre-5905` (Triton
+    /// between 3.2 and 3.3; implies --triton 3.3).
+    #[arg(long)]
+    variant: Option<Variant>,
     /// How many failing configurations to list per site.
     #[arg(long, default_value_t = 8)]
     show: usize,
@@ -65,7 +69,15 @@ pub fn run(args: SearchArgs) -> Result<(), String> {
         warps: or_default(&args.num_warps, d.warps),
         stages: or_default(&args.num_stages, d.stages),
         archs: or_default(&args.arch, d.archs),
-        releases: or_default(&args.triton, d.releases),
+        releases: match args.variant {
+            // A development build sits on one release.
+            Some(_) if args.triton.iter().any(|&t| t != TritonVersion::V3_3) => {
+                return Err("--variant pre-5905 is a build between 3.2 and 3.3: use it with --triton 3.3 (or no --triton)".into());
+            }
+            Some(_) => vec![TritonVersion::V3_3],
+            None => or_default(&args.triton, d.releases),
+        },
+        variant: args.variant,
     };
     let total = space.configs().len() as u64;
     let bar = if args.quiet {
@@ -106,6 +118,11 @@ pub fn run(args: SearchArgs) -> Result<(), String> {
             serde_json::json!({"total": report.total, "failing": report.failing, "groups": groups});
         return super::print_out(&format!("{value}\n"));
     }
+    // How a group's build is named: the release, or the development build on it.
+    let build = |release: TritonVersion| match args.variant {
+        Some(v) => format!("{release} ({} build)", v.name()),
+        None => release.to_string(),
+    };
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -124,7 +141,7 @@ pub fn run(args: SearchArgs) -> Result<(), String> {
         let _ = writeln!(
             out,
             "Triton {} — {} ({} configurations, verdict {})",
-            g.release,
+            build(g.release),
             g.site,
             g.configs.len(),
             g.verdict
@@ -151,16 +168,20 @@ pub fn run(args: SearchArgs) -> Result<(), String> {
         "== Minimal reproducer per site (fewest elements, then fewest warps)\n"
     );
     for g in &report.groups {
-        let _ = writeln!(out, "Triton {} — {}", g.release, g.site);
+        let _ = writeln!(out, "Triton {} — {}", build(g.release), g.site);
         let _ = writeln!(out, "  {}", g.minimal);
         if let Some(m) = &g.minimal_prediction.message {
             let _ = writeln!(out, "  message: {m}");
         }
         let c = &g.minimal;
         let x = c.x.map(|x| format!(" --x {x}")).unwrap_or_default();
+        let variant = c
+            .variant
+            .map(|v| format!(" --variant {}", v.name()))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "  reproduce: linear-layout repro --pattern {} --m {} --n {} --k {}{x} --dtype {} --num-warps {} --num-stages {} --arch {} --triton {} --out repro-dir\n",
+            "  reproduce: linear-layout repro --pattern {} --m {} --n {} --k {}{x} --dtype {} --num-warps {} --num-stages {} --arch {} --triton {}{variant} --out repro-dir\n",
             c.pattern.name(),
             c.m,
             c.n,
@@ -182,7 +203,7 @@ pub fn run(args: SearchArgs) -> Result<(), String> {
             let f = fix_for(c, &g.site);
             fixes.entry(f.change).or_insert((f.fixed_in, 0)).1 += 1;
         }
-        let _ = writeln!(out, "Triton {} — {}", g.release, g.site);
+        let _ = writeln!(out, "Triton {} — {}", build(g.release), g.site);
         for (change, (release, n)) in fixes {
             let _ = match release {
                 Some(r) => writeln!(out, "  {n} fixed in {r}: {change}"),

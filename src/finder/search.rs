@@ -1,7 +1,7 @@
 //! Enumerating the parameter space: which configurations fail where, the
 //! smallest reproducer per site, and the release that fixes each failure.
 
-use super::config::{Arch, Config, Dtype, Pattern};
+use super::config::{Arch, Config, Dtype, Pattern, Variant};
 use super::predict::predict_traced;
 use super::verdict::{Prediction, Verdict};
 use crate::triton::TritonVersion;
@@ -25,6 +25,8 @@ pub struct Space {
     pub archs: Vec<Arch>,
     /// Releases.
     pub releases: Vec<TritonVersion>,
+    /// A development build on top of every release (only 3.3 takes one).
+    pub variant: Option<Variant>,
 }
 
 impl Default for Space {
@@ -38,6 +40,7 @@ impl Default for Space {
             stages: vec![1, 2, 3, 4],
             archs: vec![Arch::Sm80, Arch::Sm90],
             releases: TritonVersion::ALL.to_vec(),
+            variant: None,
         }
     }
 }
@@ -72,7 +75,7 @@ impl Space {
                                                     num_stages,
                                                     arch,
                                                     triton,
-                                                    variant: None,
+                                                    variant: self.variant,
                                                 });
                                             }
                                         }
