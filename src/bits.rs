@@ -14,6 +14,8 @@
 //! a vector is the unique combination of pivot columns that Triton's
 //! back-substitution (free variables set to zero) produces.
 
+use smallvec::SmallVec;
+
 /// An XOR basis of the span of the columns inserted so far, remembering for
 /// each basis vector which inserted columns it is the sum of.
 ///
@@ -21,11 +23,10 @@
 /// costs one step per set bit it meets, whatever the rank.
 #[derive(Clone)]
 pub(crate) struct SpanBasis {
-    /// `vecs[b]` has highest set bit `b` (when `present` has bit `b`).
-    vecs: [u64; 64],
-    /// `combos[b]`: the set of inserted columns (bit `i` = column `i`) whose
-    /// XOR is `vecs[b]`.
-    combos: [u64; 64],
+    /// `rows[b]` (when `present` has bit `b`): a basis vector with highest
+    /// set bit `b`, and the set of inserted columns (bit `i` = column `i`)
+    /// whose XOR it is.
+    rows: Rows<(u64, u64)>,
     present: u64,
     /// How many columns have been offered to `insert`.
     offered: u32,
@@ -34,8 +35,7 @@ pub(crate) struct SpanBasis {
 impl SpanBasis {
     pub(crate) fn new() -> Self {
         SpanBasis {
-            vecs: [0; 64],
-            combos: [0; 64],
+            rows: Rows::new(),
             present: 0,
             offered: 0,
         }
@@ -46,14 +46,14 @@ impl SpanBasis {
     pub(crate) fn reduce(&self, v: u64) -> (u64, u64) {
         let (mut rest, mut residue, mut combo) = (v, 0u64, 0u64);
         while rest != 0 {
-            let top = 63 - rest.leading_zeros();
-            let bit = 1u64 << top;
-            if self.present & bit != 0 {
-                rest ^= self.vecs[top as usize];
-                combo ^= self.combos[top as usize];
+            let top = top_bit(rest);
+            if self.present & (1 << top) != 0 {
+                let (vec, vec_combo) = self.rows[top];
+                rest ^= vec;
+                combo ^= vec_combo;
             } else {
-                residue |= bit;
-                rest ^= bit;
+                residue |= 1 << top;
+                rest ^= 1 << top;
             }
         }
         (residue, combo)
@@ -71,15 +71,15 @@ impl SpanBasis {
         }
         let (mut v, mut combo) = (column, 1u64 << index);
         while v != 0 {
-            let top = 63 - v.leading_zeros();
+            let top = top_bit(v);
             if self.present & (1 << top) == 0 {
-                self.vecs[top as usize] = v;
-                self.combos[top as usize] = combo;
+                set_row(&mut self.rows, top, (v, combo));
                 self.present |= 1 << top;
                 return true;
             }
-            v ^= self.vecs[top as usize];
-            combo ^= self.combos[top as usize];
+            let (vec, vec_combo) = self.rows[top];
+            v ^= vec;
+            combo ^= vec_combo;
         }
         false
     }
@@ -91,22 +91,39 @@ impl SpanBasis {
     }
 }
 
+/// A table indexed by highest set bit. It only grows as far as the highest
+/// bit seen, so small layouts do not pay for clearing all 64 rows; rows below
+/// that are valid only where the owner's `present` mask says so.
+type Rows<T> = SmallVec<[T; 64]>;
+
+/// Stores `row` at `top`, growing the table to reach it.
+fn set_row<T: Copy + Default>(rows: &mut Rows<T>, top: usize, row: T) {
+    if rows.len() <= top {
+        rows.resize(top + 1, T::default());
+    }
+    rows[top] = row;
+}
+
+/// The index of the highest set bit of a nonzero `v`.
+fn top_bit(v: u64) -> usize {
+    63 - v.leading_zeros() as usize
+}
+
 /// The rank of a set of packed columns: the same elimination as
-/// [`SpanBasis`] without tracking combinations (a 512-byte table indexed by
-/// highest set bit).
+/// [`SpanBasis`] without tracking combinations.
 pub(crate) fn rank(columns: &[u64]) -> u32 {
-    let mut table = [0u64; 64];
+    let mut rows: Rows<u64> = Rows::new();
     let mut present = 0u64;
     for &c in columns {
         let mut v = c;
         while v != 0 {
-            let top = 63 - v.leading_zeros();
+            let top = top_bit(v);
             if present & (1 << top) == 0 {
-                table[top as usize] = v;
+                set_row(&mut rows, top, v);
                 present |= 1 << top;
                 break;
             }
-            v ^= table[top as usize];
+            v ^= rows[top];
         }
     }
     present.count_ones()
