@@ -2,7 +2,7 @@
 //! `pseudoinvert`.
 
 use super::{Cols, LinearLayout, queries::xor_columns};
-use crate::bits::SpanBasis;
+use crate::bits::{self, SpanBasis};
 use crate::dim::Dim;
 use crate::error::{DimList, LayoutError, Result, Side};
 use smallvec::SmallVec;
@@ -40,13 +40,19 @@ impl LinearLayout {
             .iter()
             .map(|&c| xor_columns(&map, c))
             .collect();
-        LinearLayout::from_parts(
-            OP,
+        // An injective `outer` (hence its restriction to the bits `self`
+        // reaches) maps `self`'s image isomorphically: the rank is kept.
+        let rank = if outer.is_injective() {
+            self.rank()
+        } else {
+            bits::rank(&cols)
+        };
+        Ok(LinearLayout::from_valid_parts(
             self.ins_raw().clone(),
             cols,
             outer.outs_raw().clone(),
-            false,
-        )
+            rank,
+        ))
     }
 
     /// Solves `outer(C(x)) = self(x)` for `C` (Triton's `invertAndCompose`).
@@ -229,13 +235,14 @@ impl LinearLayout {
             let cols: Cols = (0..self.total_out_bits())
                 .map(|b| span.reduce(1u64 << b).1)
                 .collect();
-            return LinearLayout::from_parts(
-                op,
+            // `self ∘ P` is the identity, so `P` is injective.
+            let rank = self.total_out_bits();
+            return Ok(LinearLayout::from_valid_parts(
                 self.outs_raw().clone(),
                 cols,
                 self.ins_raw().clone(),
-                false,
-            );
+                rank,
+            ));
         }
         let mut identity = LinearLayout::empty();
         for (d, size) in self.out_dims() {
@@ -259,21 +266,18 @@ fn span_of(outer: &LinearLayout, cols: &[SmallVec<[u64; 16]>], skip: &[Dim]) -> 
 }
 
 /// Errors unless the two lists hold the same names (order ignored).
-pub(crate) fn same_dim_set(
-    op: &'static str,
-    what: &'static str,
-    a: impl Iterator<Item = Dim>,
-    b: impl Iterator<Item = Dim>,
-) -> Result<()> {
-    let a: SmallVec<[Dim; 4]> = a.collect();
-    let b: SmallVec<[Dim; 4]> = b.collect();
-    if a.len() != b.len() || a.iter().any(|d| !b.contains(d)) {
-        return Err(LayoutError::DimSetMismatch {
-            op,
-            what,
-            left: DimList(a.to_vec()),
-            right: DimList(b.to_vec()),
-        });
+pub(crate) fn same_dim_set<A, B>(op: &'static str, what: &'static str, a: A, b: B) -> Result<()>
+where
+    A: ExactSizeIterator<Item = Dim> + Clone,
+    B: ExactSizeIterator<Item = Dim> + Clone,
+{
+    if a.len() == b.len() && a.clone().all(|d| b.clone().any(|e| e == d)) {
+        return Ok(());
     }
-    Ok(())
+    Err(LayoutError::DimSetMismatch {
+        op,
+        what,
+        left: DimList(a.collect()),
+        right: DimList(b.collect()),
+    })
 }

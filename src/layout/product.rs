@@ -78,7 +78,7 @@ impl LinearLayout {
             .map(|&(d, _)| Some(dest_shift(&outs, d) + log2_of(inner.outs_raw(), d)))
             .collect();
 
-        let mut cols = super::Cols::new();
+        let mut cols = super::Cols::with_capacity(total_in as usize);
         for &(d, _) in &ins {
             if let Some(k) = inner.in_index(d) {
                 cols.extend(
@@ -97,7 +97,12 @@ impl LinearLayout {
                 );
             }
         }
-        LinearLayout::from_parts(OP, ins, cols, outs, false)
+        // The factors' images land on disjoint output bits (the outer one
+        // shifted above the inner one on every shared out-dim): a direct sum,
+        // whose rank is the sum of the ranks. The dims are `supremum`s of
+        // distinct lists, hence distinct, and were checked against the limits.
+        let rank = inner.rank() + outer.rank();
+        Ok(LinearLayout::from_valid_parts(ins, cols, outs, rank))
     }
 }
 
@@ -116,6 +121,10 @@ fn merge_order(
 ) -> Result<SmallVec<[Dim; 4]>> {
     let a: SmallVec<[Dim; 4]> = a.iter().map(|x| x.0).collect();
     let b: SmallVec<[Dim; 4]> = b.iter().map(|x| x.0).collect();
+    if a == b {
+        // The common case, factors of the same shape: merging changes nothing.
+        return Ok(a);
+    }
     let common_a: SmallVec<[Dim; 4]> = a.iter().copied().filter(|d| b.contains(d)).collect();
     let common_b: SmallVec<[Dim; 4]> = b.iter().copied().filter(|d| a.contains(d)).collect();
     if common_a != common_b {

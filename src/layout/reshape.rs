@@ -12,13 +12,12 @@ impl LinearLayout {
     pub fn reshape_ins(&self, new_ins: &[(Dim, u64)]) -> Result<LinearLayout> {
         const OP: &str = "reshape_ins";
         let ins = self.new_dims(OP, Side::In, new_ins)?;
-        LinearLayout::with_rank(
-            OP,
+        Ok(LinearLayout::from_valid_parts(
             ins,
             self.cols_raw().into(),
             self.outs_raw().clone(),
             self.rank(),
-        )
+        ))
     }
 
     /// Re-cuts the out-dims: each basis is flattened (the first out-dim least
@@ -30,13 +29,12 @@ impl LinearLayout {
         let outs = self.new_dims(OP, Side::Out, new_outs)?;
         // With packed columns the flattened value *is* the column, and the
         // mixed-radix split over powers of two is the same bits re-labelled.
-        LinearLayout::with_rank(
-            OP,
+        Ok(LinearLayout::from_valid_parts(
             self.ins_raw().clone(),
             self.cols_raw().into(),
             outs,
             self.rank(),
-        )
+        ))
     }
 
     /// Checks a reshape's new dims against the current total.
@@ -100,7 +98,12 @@ impl LinearLayout {
             ins.push(self.ins_raw()[k]);
             cols.extend_from_slice(self.in_cols(k));
         }
-        LinearLayout::with_rank(OP, ins, cols, self.outs_raw().clone(), self.rank())
+        Ok(LinearLayout::from_valid_parts(
+            ins,
+            cols,
+            self.outs_raw().clone(),
+            self.rank(),
+        ))
     }
 
     /// Reorders the out-dims, permuting every basis; `order` must name each
@@ -131,6 +134,11 @@ impl LinearLayout {
             .iter()
             .map(|&c| super::repack(c, self.outs_raw(), &plan))
             .collect();
-        LinearLayout::with_rank(OP, self.ins_raw().clone(), cols, outs, self.rank())
+        Ok(LinearLayout::from_valid_parts(
+            self.ins_raw().clone(),
+            cols,
+            outs,
+            self.rank(),
+        ))
     }
 }
