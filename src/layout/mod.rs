@@ -24,6 +24,7 @@ use crate::bits;
 use crate::dim::Dim;
 use crate::error::{DimList, DimSizes, LayoutError, Result, Side};
 use smallvec::SmallVec;
+use std::ops::Range;
 
 /// The most input bits, and separately output bits, a layout may have.
 pub const MAX_BITS: u32 = 64;
@@ -494,10 +495,45 @@ impl LinearLayout {
         self.ins[..k].iter().map(|d| d.1 as usize).sum()
     }
 
+    /// The indices of in-dim `k`'s columns.
+    pub(crate) fn in_range(&self, k: usize) -> Range<usize> {
+        let start = self.in_start(k);
+        start..start + self.ins[k].1 as usize
+    }
+
+    /// The indices of each in-dim's columns, in order.
+    pub(crate) fn in_ranges(&self) -> impl Iterator<Item = Range<usize>> + '_ {
+        self.ins.iter().scan(0, |start, &(_, bits)| {
+            let range = *start..*start + bits as usize;
+            *start = range.end;
+            Some(range)
+        })
+    }
+
+    /// The columns re-packed for out-dims `packing`, which must hold each of
+    /// this layout's out-dims at least as wide (in any order, possibly with
+    /// more dims).
+    pub(crate) fn columns_in(&self, packing: &DimBits) -> Cols {
+        if self.outs == *packing {
+            return self.cols.clone();
+        }
+        let plan: SmallVec<[Option<u32>; 4]> = self
+            .outs
+            .iter()
+            .map(|&(d, _)| {
+                let k = packing.iter().position(|x| x.0 == d);
+                k.map(|k| out_shift(packing, k))
+            })
+            .collect();
+        self.cols
+            .iter()
+            .map(|&c| repack(c, &self.outs, &plan))
+            .collect()
+    }
+
     /// The columns of in-dim `k`.
     pub(crate) fn in_cols(&self, k: usize) -> &[u64] {
-        let start = self.in_start(k);
-        &self.cols[start..start + self.ins[k].1 as usize]
+        &self.cols[self.in_range(k)]
     }
 
     /// The bit offset of out-dim `k` inside a packed column.
@@ -512,15 +548,16 @@ impl LinearLayout {
 
     /// All components of a packed column, in out-dim order.
     pub(crate) fn components(&self, col: u64) -> SmallVec<[u64; 4]> {
-        let mut shift = 0;
-        self.outs
-            .iter()
-            .map(|&(_, b)| {
-                let c = (col >> shift) & bits::low_mask(b as u32);
-                shift += b as u32;
-                c
-            })
-            .collect()
+        self.unpack(col).map(|(_, c)| c).collect()
+    }
+
+    /// Each out-dim with its component of a packed column, in out-dim order.
+    pub(crate) fn unpack(&self, col: u64) -> impl Iterator<Item = (Dim, u64)> + '_ {
+        self.outs.iter().scan(0u32, move |shift, &(d, b)| {
+            let c = (col >> *shift) & bits::low_mask(b as u32);
+            *shift += b as u32;
+            Some((d, c))
+        })
     }
 
     pub(crate) fn ins_raw(&self) -> &DimBits {
