@@ -45,9 +45,9 @@ impl LinearLayout {
             dims.push((d, log2_exact(op, what, size)? as u8));
         }
         check_distinct(op, side, dims.iter().map(|x| x.0))?;
-        let (old, old_bits) = match side {
-            Side::In => (self.in_dim_sizes(), self.total_in_bits()),
-            Side::Out => (self.out_dim_sizes(), self.total_out_bits()),
+        let old_bits = match side {
+            Side::In => self.total_in_bits(),
+            Side::Out => self.total_out_bits(),
         };
         let new_bits: u32 = dims.iter().map(|x| x.1 as u32).sum();
         if new_bits != old_bits {
@@ -56,7 +56,10 @@ impl LinearLayout {
                 side,
                 new: DimSizes(new.to_vec()),
                 new_total: 1u128.checked_shl(new_bits).unwrap_or(u128::MAX),
-                old,
+                old: match side {
+                    Side::In => self.in_dim_sizes(),
+                    Side::Out => self.out_dim_sizes(),
+                },
                 old_total: 1u128 << old_bits,
             });
         }
