@@ -34,7 +34,7 @@ impl LinearLayout {
                     outer: 1u64 << outer_bits,
                 });
             }
-            map.extend_from_slice(&outer.in_cols(k)[..bits as usize]);
+            map.extend(outer.in_cols(k)[..bits as usize].iter().copied());
         }
         let cols: Cols = self
             .cols_raw()

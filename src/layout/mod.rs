@@ -643,12 +643,12 @@ pub(crate) fn log2_exact(
 pub(crate) fn check_distinct(
     op: &'static str,
     side: Side,
-    dims: impl Iterator<Item = Dim>,
+    dims: impl Iterator<Item = Dim> + Clone,
 ) -> Result<()> {
-    let dims: SmallVec<[Dim; 8]> = dims.collect();
-    for (i, d) in dims.iter().enumerate() {
-        if dims[..i].contains(d) {
-            return Err(LayoutError::DuplicateDim { op, side, dim: *d });
+    // Dim lists are short: a quadratic scan beats collecting them anywhere.
+    for (i, d) in dims.clone().enumerate() {
+        if dims.clone().take(i).any(|e| e == d) {
+            return Err(LayoutError::DuplicateDim { op, side, dim: d });
         }
     }
     Ok(())
