@@ -112,14 +112,15 @@ fn top_bit(v: u64) -> usize {
 /// The rank of a set of packed columns: the same elimination as
 /// [`SpanBasis`] without tracking combinations.
 pub(crate) fn rank(columns: &[u64]) -> u32 {
-    let mut rows: Rows<u64> = Rows::new();
+    let width = 64 - columns.iter().fold(0u64, |acc, &c| acc | c).leading_zeros();
+    let mut rows: Rows<u64> = smallvec::smallvec![0; width as usize];
     let mut present = 0u64;
     for &c in columns {
         let mut v = c;
         while v != 0 {
             let top = top_bit(v);
             if present & (1 << top) == 0 {
-                set_row(&mut rows, top, v);
+                rows[top] = v;
                 present |= 1 << top;
                 break;
             }

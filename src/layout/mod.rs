@@ -241,7 +241,7 @@ impl LinearLayout {
         let in_bits: usize = bases.iter().map(|(_, v)| v.len()).sum();
         check_bit_limits(op, in_bits, outs.iter().map(|d| d.1 as u32).sum())?;
         let mut ins = DimBits::new();
-        let mut cols = Cols::new();
+        let mut cols = Cols::with_capacity(in_bits);
         for (in_dim, vectors) in bases {
             ins.push((*in_dim, vectors.len() as u8));
             for (index, basis) in vectors.iter().enumerate() {
