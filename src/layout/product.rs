@@ -43,8 +43,9 @@ impl LinearLayout {
         }
         let total_in: u32 = ins.iter().map(|x| x.1 as u32).sum();
         let total_out: u32 = outs.iter().map(|x| x.1 as u32).sum();
-        if total_in > super::MAX_BITS || total_out > super::MAX_BITS {
-            // Report through the common limit check.
+        let in_dim_too_large = ins.iter().any(|x| x.1 as u32 > super::MAX_DIM_BITS);
+        if total_in > super::MAX_BITS || total_out > super::MAX_BITS || in_dim_too_large {
+            // Report through the common limit checks.
             return LinearLayout::from_parts(
                 OP,
                 ins,
@@ -181,6 +182,17 @@ mod tests {
 
     fn names(s: &str) -> Vec<Dim> {
         s.split(',').filter(|x| !x.is_empty()).map(dim).collect()
+    }
+
+    #[test]
+    fn an_in_dim_of_64_bits_is_an_error() {
+        let (a, x, y) = (dim("a"), dim("x"), dim("y"));
+        let half = |out| LinearLayout::identity_1d(1 << 32, a, out);
+        let err = half(x).unwrap().product(&half(y).unwrap()).unwrap_err();
+        assert!(
+            matches!(err, LayoutError::TooLarge { value: 64, .. }),
+            "{err}"
+        );
     }
 
     #[test]
