@@ -105,6 +105,7 @@ fn set_row<T: Copy + Default>(rows: &mut Rows<T>, top: usize, row: T) {
 }
 
 /// The index of the highest set bit of a nonzero `v`.
+#[inline]
 fn top_bit(v: u64) -> usize {
     63 - v.leading_zeros() as usize
 }
@@ -131,6 +132,7 @@ pub(crate) fn rank(columns: &[u64]) -> u32 {
 }
 
 /// A mask with the low `bits` bits set (`bits` may be 64).
+#[inline]
 pub(crate) fn low_mask(bits: u32) -> u64 {
     if bits >= 64 {
         u64::MAX

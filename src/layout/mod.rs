@@ -126,6 +126,7 @@ impl LinearLayout {
     /// (distinct names, within the limits) and whose rank follows from theirs
     /// without elimination. Debug builds re-check all of it, so the test
     /// suite verifies every such claim.
+    #[inline]
     pub(crate) fn from_valid_parts(ins: DimBits, cols: Cols, outs: DimBits, rank: u32) -> Self {
         let layout = LinearLayout {
             ins,
@@ -396,11 +397,13 @@ impl LinearLayout {
     }
 
     /// Total number of input bits.
+    #[inline]
     pub fn total_in_bits(&self) -> u32 {
         self.cols.len() as u32
     }
 
     /// Total number of output bits.
+    #[inline]
     pub fn total_out_bits(&self) -> u32 {
         self.outs.iter().map(|d| d.1 as u32).sum()
     }
@@ -464,10 +467,12 @@ impl LinearLayout {
     // Packed-representation helpers shared by the operations
     // ----------------------------------------------------------------------
 
+    #[inline]
     pub(crate) fn in_index(&self, d: Dim) -> Option<usize> {
         self.ins.iter().position(|x| x.0 == d)
     }
 
+    #[inline]
     pub(crate) fn out_index(&self, d: Dim) -> Option<usize> {
         self.outs.iter().position(|x| x.0 == d)
     }
@@ -491,17 +496,20 @@ impl LinearLayout {
     }
 
     /// Index of in-dim `k`'s first column.
+    #[inline]
     pub(crate) fn in_start(&self, k: usize) -> usize {
         self.ins[..k].iter().map(|d| d.1 as usize).sum()
     }
 
     /// The indices of in-dim `k`'s columns.
+    #[inline]
     pub(crate) fn in_range(&self, k: usize) -> Range<usize> {
         let start = self.in_start(k);
         start..start + self.ins[k].1 as usize
     }
 
     /// The indices of each in-dim's columns, in order.
+    #[inline]
     pub(crate) fn in_ranges(&self) -> impl Iterator<Item = Range<usize>> + '_ {
         self.ins.iter().scan(0, |start, &(_, bits)| {
             let range = *start..*start + bits as usize;
@@ -532,11 +540,13 @@ impl LinearLayout {
     }
 
     /// The columns of in-dim `k`.
+    #[inline]
     pub(crate) fn in_cols(&self, k: usize) -> &[u64] {
         &self.cols[self.in_range(k)]
     }
 
     /// The bit offset of out-dim `k` inside a packed column.
+    #[inline]
     pub(crate) fn out_shift(&self, k: usize) -> u32 {
         out_shift(&self.outs, k)
     }
@@ -552,6 +562,7 @@ impl LinearLayout {
     }
 
     /// Each out-dim with its component of a packed column, in out-dim order.
+    #[inline]
     pub(crate) fn unpack(&self, col: u64) -> impl Iterator<Item = (Dim, u64)> + '_ {
         self.outs.iter().scan(0u32, move |shift, &(d, b)| {
             let c = (col >> *shift) & bits::low_mask(b as u32);
@@ -560,25 +571,30 @@ impl LinearLayout {
         })
     }
 
+    #[inline]
     pub(crate) fn ins_raw(&self) -> &DimBits {
         &self.ins
     }
 
+    #[inline]
     pub(crate) fn outs_raw(&self) -> &DimBits {
         &self.outs
     }
 
+    #[inline]
     pub(crate) fn cols_raw(&self) -> &[u64] {
         &self.cols
     }
 
     /// Rank of the basis matrix: the number of independent bases.
+    #[inline]
     pub fn rank(&self) -> u32 {
         self.rank as u32
     }
 }
 
 /// The bit offset of out-dim `k` in a packing with dims `outs`.
+#[inline]
 pub(crate) fn out_shift(outs: &DimBits, k: usize) -> u32 {
     outs[..k].iter().map(|d| d.1 as u32).sum()
 }
@@ -586,6 +602,7 @@ pub(crate) fn out_shift(outs: &DimBits, k: usize) -> u32 {
 /// Re-packs a column from one out-dim packing into another: each source
 /// out-dim `k` moves to `plan[k] = Some((dest_shift, extra_shift))`, or is
 /// dropped when `None`.
+#[inline]
 pub(crate) fn repack(col: u64, src: &DimBits, plan: &[Option<u32>]) -> u64 {
     let mut out = 0u64;
     let mut shift = 0u32;

@@ -8,11 +8,13 @@ use smallvec::SmallVec;
 
 impl LinearLayout {
     /// Every output is reached: rank = total output bits.
+    #[inline]
     pub fn is_surjective(&self) -> bool {
         self.rank() == self.total_out_bits()
     }
 
     /// No two inputs share an output: rank = total input bits.
+    #[inline]
     pub fn is_injective(&self) -> bool {
         self.rank() == self.total_in_bits()
     }
@@ -206,6 +208,7 @@ impl LinearLayout {
 }
 
 /// XOR of the columns selected by the set bits of `selector`.
+#[inline]
 pub(crate) fn xor_columns(cols: &[u64], selector: u64) -> u64 {
     let mut acc = 0u64;
     let mut rest = selector & bits::low_mask(cols.len() as u32);
