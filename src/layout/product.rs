@@ -67,23 +67,15 @@ impl LinearLayout {
             .map(|&(d, _)| Some(dest_shift(&outs, d) + log2_in(inner.outs_raw(), d)))
             .collect();
 
+        // Each in-dim takes the inner factor's bases, then the outer one's.
         let mut cols = super::Cols::with_capacity(total_in as usize);
         for &(d, _) in &ins {
-            if let Some(k) = inner.in_index(d) {
-                cols.extend(
-                    inner
-                        .in_cols(k)
-                        .iter()
-                        .map(|&c| repack(c, inner.outs_raw(), &inner_plan)),
-                );
-            }
-            if let Some(k) = outer.in_index(d) {
-                cols.extend(
-                    outer
-                        .in_cols(k)
-                        .iter()
-                        .map(|&c| repack(c, outer.outs_raw(), &outer_plan)),
-                );
+            for (factor, plan) in [(inner, &inner_plan), (outer, &outer_plan)] {
+                if let Some(k) = factor.in_index(d) {
+                    for &c in factor.in_cols(k) {
+                        cols.push(repack(c, factor.outs_raw(), plan));
+                    }
+                }
             }
         }
         // The factors' images land on disjoint output bits (the outer one
