@@ -33,9 +33,11 @@ pub(crate) struct SpanBasis {
 }
 
 impl SpanBasis {
-    pub(crate) fn new() -> Self {
+    /// An empty basis for vectors below bit `width` (wider ones still work,
+    /// after growing the table).
+    pub(crate) fn new(width: u32) -> Self {
         SpanBasis {
-            rows: Rows::new(),
+            rows: smallvec::smallvec![(0, 0); width.min(64) as usize],
             present: 0,
             offered: 0,
         }
@@ -91,9 +93,9 @@ impl SpanBasis {
     }
 }
 
-/// A table indexed by highest set bit. It only grows as far as the highest
-/// bit seen, so small layouts do not pay for clearing all 64 rows; rows below
-/// that are valid only where the owner's `present` mask says so.
+/// A table indexed by highest set bit. It only reaches as far as the highest
+/// bit of the packing, so small layouts do not pay for clearing all 64 rows;
+/// rows are valid only where the owner's `present` mask says so.
 type Rows<T> = SmallVec<[T; 64]>;
 
 /// Stores `row` at `top`, growing the table to reach it.
@@ -160,7 +162,7 @@ mod tests {
                 x
             })
             .collect();
-        let mut span = SpanBasis::new();
+        let mut span = SpanBasis::new(64);
         for &c in &cols {
             span.insert(c);
         }
@@ -169,7 +171,7 @@ mod tests {
 
     #[test]
     fn pivots_are_greedy_columns() {
-        let mut b = SpanBasis::new();
+        let mut b = SpanBasis::new(2);
         assert!(b.insert(0b01));
         assert!(!b.insert(0b00));
         assert!(b.insert(0b11));

@@ -24,6 +24,7 @@ use crate::bits;
 use crate::dim::Dim;
 use crate::error::{DimList, DimSizes, LayoutError, Result, Side};
 use smallvec::SmallVec;
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// The most input bits, and separately output bits, a layout may have.
@@ -520,10 +521,10 @@ impl LinearLayout {
 
     /// The columns re-packed for out-dims `packing`, which must hold each of
     /// this layout's out-dims at least as wide (in any order, possibly with
-    /// more dims).
-    pub(crate) fn columns_in(&self, packing: &DimBits) -> Cols {
+    /// more dims). Borrowed when the packing is this layout's own.
+    pub(crate) fn columns_in(&self, packing: &DimBits) -> Cow<'_, Cols> {
         if self.outs == *packing {
-            return self.cols.clone();
+            return Cow::Borrowed(&self.cols);
         }
         let plan: SmallVec<[Option<u32>; 4]> = self
             .outs
@@ -533,10 +534,12 @@ impl LinearLayout {
                 k.map(|k| out_shift(packing, k))
             })
             .collect();
-        self.cols
-            .iter()
-            .map(|&c| repack(c, &self.outs, &plan))
-            .collect()
+        Cow::Owned(
+            self.cols
+                .iter()
+                .map(|&c| repack(c, &self.outs, &plan))
+                .collect(),
+        )
     }
 
     /// The columns of in-dim `k`.
