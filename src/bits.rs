@@ -14,8 +14,6 @@
 //! a vector is the unique combination of pivot columns that Triton's
 //! back-substitution (free variables set to zero) produces.
 
-use smallvec::SmallVec;
-
 /// An XOR basis of the span of the columns inserted so far, remembering for
 /// each basis vector which inserted columns it is the sum of.
 ///
@@ -23,21 +21,21 @@ use smallvec::SmallVec;
 /// costs one step per set bit it meets, whatever the rank.
 #[derive(Clone)]
 pub(crate) struct SpanBasis {
-    /// `rows[b]` (when `present` has bit `b`): a basis vector with highest
-    /// set bit `b`, and the set of inserted columns (bit `i` = column `i`)
-    /// whose XOR it is.
-    rows: Rows<(u64, u64)>,
+    /// `vecs[b]` has highest set bit `b` (when `present` has bit `b`).
+    vecs: [u64; 64],
+    /// `combos[b]`: the set of inserted columns (bit `i` = column `i`) whose
+    /// XOR is `vecs[b]`.
+    combos: [u64; 64],
     present: u64,
     /// How many columns have been offered to `insert`.
     offered: u32,
 }
 
 impl SpanBasis {
-    /// An empty basis for vectors below bit `width` (wider ones still work,
-    /// after growing the table).
-    pub(crate) fn new(width: u32) -> Self {
+    pub(crate) fn new() -> Self {
         SpanBasis {
-            rows: smallvec::smallvec![(0, 0); width.min(64) as usize],
+            vecs: [0; 64],
+            combos: [0; 64],
             present: 0,
             offered: 0,
         }
@@ -48,14 +46,14 @@ impl SpanBasis {
     pub(crate) fn reduce(&self, v: u64) -> (u64, u64) {
         let (mut rest, mut residue, mut combo) = (v, 0u64, 0u64);
         while rest != 0 {
-            let top = top_bit(rest);
-            if self.present & (1 << top) != 0 {
-                let (vec, vec_combo) = self.rows[top];
-                rest ^= vec;
-                combo ^= vec_combo;
+            let top = 63 - rest.leading_zeros();
+            let bit = 1u64 << top;
+            if self.present & bit != 0 {
+                rest ^= self.vecs[top as usize];
+                combo ^= self.combos[top as usize];
             } else {
-                residue |= 1 << top;
-                rest ^= 1 << top;
+                residue |= bit;
+                rest ^= bit;
             }
         }
         (residue, combo)
@@ -73,15 +71,15 @@ impl SpanBasis {
         }
         let (mut v, mut combo) = (column, 1u64 << index);
         while v != 0 {
-            let top = top_bit(v);
+            let top = 63 - v.leading_zeros();
             if self.present & (1 << top) == 0 {
-                set_row(&mut self.rows, top, (v, combo));
+                self.vecs[top as usize] = v;
+                self.combos[top as usize] = combo;
                 self.present |= 1 << top;
                 return true;
             }
-            let (vec, vec_combo) = self.rows[top];
-            v ^= vec;
-            combo ^= vec_combo;
+            v ^= self.vecs[top as usize];
+            combo ^= self.combos[top as usize];
         }
         false
     }
@@ -93,41 +91,22 @@ impl SpanBasis {
     }
 }
 
-/// A table indexed by highest set bit. It only reaches as far as the highest
-/// bit of the packing, so small layouts do not pay for clearing all 64 rows;
-/// rows are valid only where the owner's `present` mask says so.
-type Rows<T> = SmallVec<[T; 64]>;
-
-/// Stores `row` at `top`, growing the table to reach it.
-fn set_row<T: Copy + Default>(rows: &mut Rows<T>, top: usize, row: T) {
-    if rows.len() <= top {
-        rows.resize(top + 1, T::default());
-    }
-    rows[top] = row;
-}
-
-/// The index of the highest set bit of a nonzero `v`.
-#[inline]
-fn top_bit(v: u64) -> usize {
-    63 - v.leading_zeros() as usize
-}
-
 /// The rank of a set of packed columns: the same elimination as
-/// [`SpanBasis`] without tracking combinations.
+/// [`SpanBasis`] without tracking combinations (a 512-byte table indexed by
+/// highest set bit).
 pub(crate) fn rank(columns: &[u64]) -> u32 {
-    let width = 64 - columns.iter().fold(0u64, |acc, &c| acc | c).leading_zeros();
-    let mut rows: Rows<u64> = smallvec::smallvec![0; width as usize];
+    let mut table = [0u64; 64];
     let mut present = 0u64;
     for &c in columns {
         let mut v = c;
         while v != 0 {
-            let top = top_bit(v);
+            let top = 63 - v.leading_zeros();
             if present & (1 << top) == 0 {
-                rows[top] = v;
+                table[top as usize] = v;
                 present |= 1 << top;
                 break;
             }
-            v ^= rows[top];
+            v ^= table[top as usize];
         }
     }
     present.count_ones()
@@ -162,7 +141,7 @@ mod tests {
                 x
             })
             .collect();
-        let mut span = SpanBasis::new(64);
+        let mut span = SpanBasis::new();
         for &c in &cols {
             span.insert(c);
         }
@@ -171,7 +150,7 @@ mod tests {
 
     #[test]
     fn pivots_are_greedy_columns() {
-        let mut b = SpanBasis::new(2);
+        let mut b = SpanBasis::new();
         assert!(b.insert(0b01));
         assert!(!b.insert(0b00));
         assert!(b.insert(0b11));

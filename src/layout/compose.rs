@@ -114,7 +114,7 @@ impl LinearLayout {
         // Every other input bit maps to the combination of outer's remaining
         // pivot columns; `place[j]` is where remaining column `j` sits in the
         // result's packing (outer's in-dims, in outer's order).
-        let mut span = SpanBasis::new(outer.total_out_bits());
+        let mut span = SpanBasis::new();
         let mut place: SmallVec<[u32; 64]> = SmallVec::new();
         for (ko, range) in outer.in_ranges().enumerate() {
             if !identity[ko] {
@@ -184,7 +184,7 @@ impl LinearLayout {
         // are the unit vectors of this layout's own packing, and each solves
         // to its combination of pivot columns.
         if !self.in_dim_names().any(|d| self.has_out_dim(d)) {
-            let mut span = SpanBasis::new(self.total_out_bits());
+            let mut span = SpanBasis::new();
             for &c in self.cols_raw() {
                 span.insert(c);
             }
