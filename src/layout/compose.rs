@@ -21,8 +21,10 @@ impl LinearLayout {
             self.out_dim_names(),
             outer.in_dim_names(),
         )?;
-        // Output bit `b` of `self` feeds input bit `map[b]` of `outer`.
-        let mut map: SmallVec<[u64; 64]> = SmallVec::new();
+        // Output bit `b` of `self` selects `map[b]`, the column of the outer
+        // input bit it feeds. (A plain array: at most 64 output bits.)
+        let mut map = [0u64; 64];
+        let mut mapped = 0;
         for &(d, bits) in self.outs_raw() {
             let k = outer.require_in(d, OP)?;
             let outer_bits = outer.ins_raw()[k].1;
@@ -34,12 +36,14 @@ impl LinearLayout {
                     outer: 1u64 << outer_bits,
                 });
             }
-            map.extend(outer.in_cols(k)[..bits as usize].iter().copied());
+            let next = mapped + bits as usize;
+            map[mapped..next].copy_from_slice(&outer.in_cols(k)[..bits as usize]);
+            mapped = next;
         }
         let cols: Cols = self
             .cols_raw()
             .iter()
-            .map(|&c| xor_columns(&map, c))
+            .map(|&c| xor_columns(&map[..mapped], c))
             .collect();
         // An injective `outer` (hence its restriction to the bits `self`
         // reaches) maps `self`'s image isomorphically: the rank is kept.
@@ -114,16 +118,20 @@ impl LinearLayout {
         // Every other input bit maps to the combination of outer's remaining
         // pivot columns; `place[j]` is where remaining column `j` sits in the
         // result's packing (outer's in-dims, in outer's order).
+        // (outer has at most 64 input bits.)
         let mut span = SpanBasis::new();
-        let mut place: SmallVec<[u32; 64]> = SmallVec::new();
+        let mut place = [0u32; 64];
+        let mut placed = 0;
         for (ko, range) in outer.in_ranges().enumerate() {
             if !identity[ko] {
-                for &c in &outer_cols[range.clone()] {
-                    span.insert(c);
+                for j in range {
+                    span.insert(outer_cols[j]);
+                    place[placed] = j as u32;
+                    placed += 1;
                 }
-                place.extend(range.map(|j| j as u32));
             }
         }
+        let place = &place[..placed];
         let mut cols = Cols::with_capacity(self_cols.len());
         for (&(d, _), range) in self.ins_raw().iter().zip(self.in_ranges()) {
             match outer.in_index(d).filter(|&ko| identity[ko]) {
@@ -134,7 +142,7 @@ impl LinearLayout {
                         if residue != 0 {
                             return Err(LayoutError::ImageNotContained { op: OP });
                         }
-                        cols.push(select_places(&place, combo));
+                        cols.push(select_places(place, combo));
                     }
                 }
             }
