@@ -113,6 +113,7 @@ pub(crate) fn rank(columns: &[u64]) -> u32 {
 }
 
 /// A mask with the low `bits` bits set (`bits` may be 64).
+#[inline]
 pub(crate) fn low_mask(bits: u32) -> u64 {
     if bits >= 64 {
         u64::MAX

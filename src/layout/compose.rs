@@ -2,10 +2,11 @@
 //! `pseudoinvert`.
 
 use super::{Cols, LinearLayout, queries::xor_columns};
-use crate::bits::SpanBasis;
+use crate::bits::{self, SpanBasis};
 use crate::dim::Dim;
 use crate::error::{DimList, LayoutError, Result, Side};
 use smallvec::SmallVec;
+use std::ops::Range;
 
 impl LinearLayout {
     /// `self.compose(outer)` is `outer ∘ self`: apply `self`, then `outer`.
@@ -20,8 +21,10 @@ impl LinearLayout {
             self.out_dim_names(),
             outer.in_dim_names(),
         )?;
-        // Output bit `b` of `self` feeds input bit `map[b]` of `outer`.
-        let mut map: SmallVec<[u64; 64]> = SmallVec::new();
+        // Output bit `b` of `self` selects `map[b]`, the column of the outer
+        // input bit it feeds. (A plain array: at most 64 output bits.)
+        let mut map = [0u64; 64];
+        let mut mapped = 0;
         for &(d, bits) in self.outs_raw() {
             let k = outer.require_in(d, OP)?;
             let outer_bits = outer.ins_raw()[k].1;
@@ -33,20 +36,28 @@ impl LinearLayout {
                     outer: 1u64 << outer_bits,
                 });
             }
-            map.extend_from_slice(&outer.in_cols(k)[..bits as usize]);
+            let next = mapped + bits as usize;
+            map[mapped..next].copy_from_slice(&outer.in_cols(k)[..bits as usize]);
+            mapped = next;
         }
         let cols: Cols = self
             .cols_raw()
             .iter()
-            .map(|&c| xor_columns(&map, c))
+            .map(|&c| xor_columns(&map[..mapped], c))
             .collect();
-        LinearLayout::from_parts(
-            OP,
+        // An injective `outer` (hence its restriction to the bits `self`
+        // reaches) maps `self`'s image isomorphically: the rank is kept.
+        let rank = if outer.is_injective() {
+            self.rank()
+        } else {
+            bits::rank(&cols)
+        };
+        Ok(LinearLayout::from_valid_parts(
             self.ins_raw().clone(),
             cols,
             outer.outs_raw().clone(),
-            false,
-        )
+            rank,
+        ))
     }
 
     /// Solves `outer(C(x)) = self(x)` for `C` (Triton's `invertAndCompose`).
@@ -98,99 +109,58 @@ impl LinearLayout {
                 max: super::MAX_BITS,
             });
         }
-        let self_plan: SmallVec<[Option<u32>; 4]> = (0..self.num_out_dims())
-            .map(|k| Some(super::out_shift(&widened, k)))
-            .collect();
-        let outer_plan: SmallVec<[Option<u32>; 4]> = outer
-            .out_dim_names()
-            .map(|d| self.out_index(d).map(|k| super::out_shift(&widened, k)))
-            .collect();
-
-        let self_cols: SmallVec<[SmallVec<[u64; 16]>; 4]> = (0..self.num_in_dims())
-            .map(|k| {
-                self.in_cols(k)
-                    .iter()
-                    .map(|&c| super::repack(c, self.outs_raw(), &self_plan))
-                    .collect()
-            })
-            .collect();
-        let outer_cols: SmallVec<[SmallVec<[u64; 16]>; 4]> = (0..outer.num_in_dims())
-            .map(|k| {
-                outer
-                    .in_cols(k)
-                    .iter()
-                    .map(|&c| super::repack(c, outer.outs_raw(), &outer_plan))
-                    .collect()
-            })
-            .collect();
-
-        // Broadcast heuristic: an in-dim both layouts share with identical
-        // bases (out sizes may differ) maps to itself, provided no other
-        // in-dim of either layout sets any output bit its bases set. (3.9
-        // resolves the "FIXME" of earlier releases this way; the recorded
-        // oracle cases pin the rule down.)
-        let support = |cs: &[u64]| cs.iter().fold(0u64, |acc, &c| acc | c);
-        let others_touch = |l: &LinearLayout, cols: &[SmallVec<[u64; 16]>], d: Dim, bits: u64| {
-            l.ins_raw()
-                .iter()
-                .zip(cols)
-                .any(|(&(e, _), cs)| e != d && support(cs) & bits != 0)
-        };
-        let identity: SmallVec<[Dim; 4]> = outer
-            .ins_raw()
-            .iter()
-            .enumerate()
-            .filter(|&(ko, &(d, _))| {
-                let Some(ks) = self.in_index(d) else {
-                    return false;
-                };
-                let bits = support(&self_cols[ks]);
-                self_cols[ks] == outer_cols[ko]
-                    && !others_touch(self, &self_cols, d, bits)
-                    && !others_touch(outer, &outer_cols, d, bits)
-            })
-            .map(|(_, &(d, _))| d)
+        let self_cols = self.columns_in(&widened);
+        let outer_cols = outer.columns_in(&widened);
+        let identity: SmallVec<[bool; 4]> = (0..outer.num_in_dims())
+            .map(|ko| maps_to_itself(self, &self_cols, outer, &outer_cols, ko))
             .collect();
 
         // Every other input bit maps to the combination of outer's remaining
         // pivot columns; `place[j]` is where remaining column `j` sits in the
         // result's packing (outer's in-dims, in outer's order).
-        let span = span_of(outer, &outer_cols, &identity);
-        let mut place: SmallVec<[u32; 64]> = SmallVec::new();
-        for (ko, &(d, bits)) in outer.ins_raw().iter().enumerate() {
-            if !identity.contains(&d) {
-                let start = outer.in_start(ko) as u32;
-                place.extend((0..bits as u32).map(|i| start + i));
+        // (outer has at most 64 input bits.)
+        let mut span = SpanBasis::new();
+        let mut place = [0u32; 64];
+        let mut placed = 0;
+        for (ko, range) in outer.in_ranges().enumerate() {
+            if !identity[ko] {
+                for j in range {
+                    span.insert(outer_cols[j]);
+                    place[placed] = j as u32;
+                    placed += 1;
+                }
             }
         }
-        let mut cols = Cols::new();
-        for (ks, &(d, bits)) in self.ins_raw().iter().enumerate() {
-            if identity.contains(&d) {
-                let start = outer.in_start(outer.in_index(d).unwrap_or(0));
-                cols.extend((0..bits as usize).map(|i| 1u64 << (start + i)));
-                continue;
-            }
-            for &c in &self_cols[ks] {
-                let (residue, combo) = span.reduce(c);
-                if residue != 0 {
-                    return Err(LayoutError::ImageNotContained { op: OP });
+        let place = &place[..placed];
+        let mut cols = Cols::with_capacity(self_cols.len());
+        for (&(d, _), range) in self.ins_raw().iter().zip(self.in_ranges()) {
+            match outer.in_index(d).filter(|&ko| identity[ko]) {
+                Some(ko) => cols.extend(outer.in_range(ko).map(|j| 1u64 << j)),
+                None => {
+                    for &c in &self_cols[range] {
+                        let (residue, combo) = span.reduce(c);
+                        if residue != 0 {
+                            return Err(LayoutError::ImageNotContained { op: OP });
+                        }
+                        cols.push(select_places(place, combo));
+                    }
                 }
-                let mut packed = 0u64;
-                let mut rest = combo;
-                while rest != 0 {
-                    packed |= 1u64 << place[rest.trailing_zeros() as usize];
-                    rest &= rest - 1;
-                }
-                cols.push(packed);
             }
         }
-        LinearLayout::from_parts(
-            OP,
+        // outer is injective on the pivot columns that the solution uses, so
+        // the solution keeps self's rank; identity dims may add rank where
+        // self had dependent bases.
+        let rank = if identity.contains(&true) {
+            bits::rank(&cols)
+        } else {
+            self.rank()
+        };
+        Ok(LinearLayout::from_valid_parts(
             self.ins_raw().clone(),
             cols,
             outer.ins_raw().clone(),
-            false,
-        )
+            rank,
+        ))
     }
 
     /// The inverse of a bijective layout: in-dims and out-dims swap roles.
@@ -229,13 +199,14 @@ impl LinearLayout {
             let cols: Cols = (0..self.total_out_bits())
                 .map(|b| span.reduce(1u64 << b).1)
                 .collect();
-            return LinearLayout::from_parts(
-                op,
+            // `self ∘ P` is the identity, so `P` is injective.
+            let rank = self.total_out_bits();
+            return Ok(LinearLayout::from_valid_parts(
                 self.outs_raw().clone(),
                 cols,
                 self.ins_raw().clone(),
-                false,
-            );
+                rank,
+            ));
         }
         let mut identity = LinearLayout::empty();
         for (d, size) in self.out_dims() {
@@ -245,35 +216,60 @@ impl LinearLayout {
     }
 }
 
-/// The span of outer's columns outside the `skip` in-dims, in outer's order.
-fn span_of(outer: &LinearLayout, cols: &[SmallVec<[u64; 16]>], skip: &[Dim]) -> SpanBasis {
-    let mut span = SpanBasis::new();
-    for (k, &(d, _)) in outer.ins_raw().iter().enumerate() {
-        if !skip.contains(&d) {
-            for &c in &cols[k] {
-                span.insert(c);
-            }
-        }
+/// Triton 3.9's broadcast heuristic: outer's in-dim `ko` maps to itself when
+/// `self` has an in-dim of the same name with identical bases (in the common
+/// packing; out sizes may differ) and no other in-dim of either layout sets
+/// an output bit those bases set.
+fn maps_to_itself(
+    this: &LinearLayout,
+    this_cols: &[u64],
+    outer: &LinearLayout,
+    outer_cols: &[u64],
+    ko: usize,
+) -> bool {
+    let Some(ks) = this.in_index(outer.ins_raw()[ko].0) else {
+        return false;
+    };
+    let (this_dim, outer_dim) = (this.in_range(ks), outer.in_range(ko));
+    let bases = &this_cols[this_dim.clone()];
+    let touched = support(bases);
+    let others_touch = |cols: &[u64], dim: Range<usize>| {
+        (support(&cols[..dim.start]) | support(&cols[dim.end..])) & touched != 0
+    };
+    bases == &outer_cols[outer_dim.clone()]
+        && !others_touch(this_cols, this_dim)
+        && !others_touch(outer_cols, outer_dim)
+}
+
+/// The output bits any of `cols` sets.
+fn support(cols: &[u64]) -> u64 {
+    cols.iter().fold(0, |acc, &c| acc | c)
+}
+
+/// The packed column with bit `place[j]` set for every bit `j` of `combo`.
+fn select_places(place: &[u32], combo: u64) -> u64 {
+    let mut packed = 0u64;
+    let mut rest = combo;
+    while rest != 0 {
+        packed |= 1u64 << place[rest.trailing_zeros() as usize];
+        rest &= rest - 1;
     }
-    span
+    packed
 }
 
 /// Errors unless the two lists hold the same names (order ignored).
-pub(crate) fn same_dim_set(
-    op: &'static str,
-    what: &'static str,
-    a: impl Iterator<Item = Dim>,
-    b: impl Iterator<Item = Dim>,
-) -> Result<()> {
-    let a: SmallVec<[Dim; 4]> = a.collect();
-    let b: SmallVec<[Dim; 4]> = b.collect();
-    if a.len() != b.len() || a.iter().any(|d| !b.contains(d)) {
-        return Err(LayoutError::DimSetMismatch {
-            op,
-            what,
-            left: DimList(a.to_vec()),
-            right: DimList(b.to_vec()),
-        });
+pub(crate) fn same_dim_set<A, B>(op: &'static str, what: &'static str, a: A, b: B) -> Result<()>
+where
+    A: ExactSizeIterator<Item = Dim> + Clone,
+    B: ExactSizeIterator<Item = Dim> + Clone,
+{
+    if a.len() == b.len() && a.clone().all(|d| b.clone().any(|e| e == d)) {
+        return Ok(());
     }
-    Ok(())
+    Err(LayoutError::DimSetMismatch {
+        op,
+        what,
+        left: DimList(a.collect()),
+        right: DimList(b.collect()),
+    })
 }

@@ -21,7 +21,7 @@ impl LinearLayout {
             x.1 -= b_outs[k];
         }
         // b's columns in self's packing.
-        let b_in_self = b.columns_in(self);
+        let b_in_self = b.columns_in(self.outs_raw());
         let mut ins = self.ins_raw().clone();
         let mut cols = Cols::new();
         for (k, &(d, _)) in self.ins_raw().iter().enumerate() {
@@ -142,20 +142,6 @@ impl LinearLayout {
             sizes(self.ins_raw(), b.ins_raw())?,
             sizes(self.outs_raw(), b.outs_raw())?,
         ))
-    }
-
-    /// `b`'s columns packed in `self`'s out-dim packing (`b`'s out-dims are a
-    /// subset of `self`'s, each no larger).
-    fn columns_in(&self, target: &LinearLayout) -> Cols {
-        let plan: smallvec::SmallVec<[Option<u32>; 4]> = self
-            .outs_raw()
-            .iter()
-            .map(|&(d, _)| target.out_index(d).map(|k| target.out_shift(k)))
-            .collect();
-        self.cols_raw()
-            .iter()
-            .map(|&c| super::repack(c, self.outs_raw(), &plan))
-            .collect()
     }
 
     /// Triton asserts that a successful division multiplies back.

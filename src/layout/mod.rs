@@ -24,6 +24,8 @@ use crate::bits;
 use crate::dim::Dim;
 use crate::error::{DimList, DimSizes, LayoutError, Result, Side};
 use smallvec::SmallVec;
+use std::borrow::Cow;
+use std::ops::Range;
 
 /// The most input bits, and separately output bits, a layout may have.
 pub const MAX_BITS: u32 = 64;
@@ -85,36 +87,14 @@ impl LinearLayout {
     }
 
     /// Builds a layout from packed parts, checking the limits and computing
-    /// the rank. Every constructor funnels through here.
+    /// the rank. Every constructor whose dims come from its caller funnels
+    /// through here.
     pub(crate) fn from_parts(
         op: &'static str,
         ins: DimBits,
         cols: Cols,
         outs: DimBits,
         require_surjective: bool,
-    ) -> Result<Self> {
-        Self::from_parts_ranked(op, ins, cols, outs, require_surjective, None)
-    }
-
-    /// [`from_parts`](Self::from_parts) for operations that only relabel or
-    /// reorder bits, where the rank is known to be `rank` already.
-    pub(crate) fn with_rank(
-        op: &'static str,
-        ins: DimBits,
-        cols: Cols,
-        outs: DimBits,
-        rank: u32,
-    ) -> Result<Self> {
-        Self::from_parts_ranked(op, ins, cols, outs, false, Some(rank))
-    }
-
-    fn from_parts_ranked(
-        op: &'static str,
-        ins: DimBits,
-        cols: Cols,
-        outs: DimBits,
-        require_surjective: bool,
-        known_rank: Option<u32>,
     ) -> Result<Self> {
         check_distinct(op, Side::In, ins.iter().map(|d| d.0))?;
         check_distinct(op, Side::Out, outs.iter().map(|d| d.0))?;
@@ -132,20 +112,50 @@ impl LinearLayout {
                 });
             }
         }
-        debug_assert_eq!(cols.len(), in_bits as usize);
-        debug_assert!(cols.iter().all(|&c| c & !bits::low_mask(out_bits) == 0));
-        let rank = known_rank.unwrap_or_else(|| bits::rank(&cols));
-        debug_assert_eq!(rank, bits::rank(&cols));
+        let rank = bits::rank(&cols);
+        let layout = Self::from_valid_parts(ins, cols, outs, rank);
+        if require_surjective && rank != out_bits {
+            return Err(layout.not_surjective(op));
+        }
+        Ok(layout)
+    }
+
+    /// A layout from parts that already satisfy every invariant
+    /// [`from_parts`](Self::from_parts) checks, with `rank` their rank.
+    ///
+    /// For operations whose result inherits its dims from valid operands
+    /// (distinct names, within the limits) and whose rank follows from theirs
+    /// without elimination. Debug builds re-check all of it, so the test
+    /// suite verifies every such claim.
+    #[inline]
+    pub(crate) fn from_valid_parts(ins: DimBits, cols: Cols, outs: DimBits, rank: u32) -> Self {
         let layout = LinearLayout {
             ins,
             cols,
             outs,
             rank: rank as u8,
         };
-        if require_surjective && rank != out_bits {
-            return Err(layout.not_surjective(op));
-        }
-        Ok(layout)
+        debug_assert!(layout.invariants_hold(), "invalid parts: {layout:?}");
+        layout
+    }
+
+    /// Everything [`from_parts`](Self::from_parts) checks, and the cached
+    /// rank, as one predicate for debug assertions.
+    fn invariants_hold(&self) -> bool {
+        let in_bits: u32 = self.ins.iter().map(|d| d.1 as u32).sum();
+        let out_bits = self.total_out_bits();
+        let sizes_fit = |dims: &DimBits| dims.iter().all(|d| d.1 as u32 <= MAX_DIM_BITS);
+        check_distinct("", Side::In, self.in_dim_names()).is_ok()
+            && check_distinct("", Side::Out, self.out_dim_names()).is_ok()
+            && check_bit_limits("", in_bits as usize, out_bits).is_ok()
+            && sizes_fit(&self.ins)
+            && sizes_fit(&self.outs)
+            && self.cols.len() == in_bits as usize
+            && self
+                .cols
+                .iter()
+                .all(|&c| c & !bits::low_mask(out_bits) == 0)
+            && self.rank as u32 == bits::rank(&self.cols)
     }
 
     pub(crate) fn not_surjective(&self, op: &'static str) -> LayoutError {
@@ -233,7 +243,7 @@ impl LinearLayout {
         let in_bits: usize = bases.iter().map(|(_, v)| v.len()).sum();
         check_bit_limits(op, in_bits, outs.iter().map(|d| d.1 as u32).sum())?;
         let mut ins = DimBits::new();
-        let mut cols = Cols::new();
+        let mut cols = Cols::with_capacity(in_bits);
         for (in_dim, vectors) in bases {
             ins.push((*in_dim, vectors.len() as u8));
             for (index, basis) in vectors.iter().enumerate() {
@@ -328,12 +338,12 @@ impl LinearLayout {
     // ----------------------------------------------------------------------
 
     /// The in-dim names, in order.
-    pub fn in_dim_names(&self) -> impl ExactSizeIterator<Item = Dim> + '_ {
+    pub fn in_dim_names(&self) -> impl ExactSizeIterator<Item = Dim> + Clone + '_ {
         self.ins.iter().map(|d| d.0)
     }
 
     /// The out-dim names, in order.
-    pub fn out_dim_names(&self) -> impl ExactSizeIterator<Item = Dim> + '_ {
+    pub fn out_dim_names(&self) -> impl ExactSizeIterator<Item = Dim> + Clone + '_ {
         self.outs.iter().map(|d| d.0)
     }
 
@@ -388,11 +398,13 @@ impl LinearLayout {
     }
 
     /// Total number of input bits.
+    #[inline]
     pub fn total_in_bits(&self) -> u32 {
         self.cols.len() as u32
     }
 
     /// Total number of output bits.
+    #[inline]
     pub fn total_out_bits(&self) -> u32 {
         self.outs.iter().map(|d| d.1 as u32).sum()
     }
@@ -456,10 +468,12 @@ impl LinearLayout {
     // Packed-representation helpers shared by the operations
     // ----------------------------------------------------------------------
 
+    #[inline]
     pub(crate) fn in_index(&self, d: Dim) -> Option<usize> {
         self.ins.iter().position(|x| x.0 == d)
     }
 
+    #[inline]
     pub(crate) fn out_index(&self, d: Dim) -> Option<usize> {
         self.outs.iter().position(|x| x.0 == d)
     }
@@ -483,17 +497,59 @@ impl LinearLayout {
     }
 
     /// Index of in-dim `k`'s first column.
+    #[inline]
     pub(crate) fn in_start(&self, k: usize) -> usize {
         self.ins[..k].iter().map(|d| d.1 as usize).sum()
     }
 
-    /// The columns of in-dim `k`.
-    pub(crate) fn in_cols(&self, k: usize) -> &[u64] {
+    /// The indices of in-dim `k`'s columns.
+    #[inline]
+    pub(crate) fn in_range(&self, k: usize) -> Range<usize> {
         let start = self.in_start(k);
-        &self.cols[start..start + self.ins[k].1 as usize]
+        start..start + self.ins[k].1 as usize
+    }
+
+    /// The indices of each in-dim's columns, in order.
+    #[inline]
+    pub(crate) fn in_ranges(&self) -> impl Iterator<Item = Range<usize>> + '_ {
+        self.ins.iter().scan(0, |start, &(_, bits)| {
+            let range = *start..*start + bits as usize;
+            *start = range.end;
+            Some(range)
+        })
+    }
+
+    /// The columns re-packed for out-dims `packing`, which must hold each of
+    /// this layout's out-dims at least as wide (in any order, possibly with
+    /// more dims). Borrowed when the packing is this layout's own.
+    pub(crate) fn columns_in(&self, packing: &DimBits) -> Cow<'_, Cols> {
+        if self.outs == *packing {
+            return Cow::Borrowed(&self.cols);
+        }
+        let plan: SmallVec<[Option<u32>; 4]> = self
+            .outs
+            .iter()
+            .map(|&(d, _)| {
+                let k = packing.iter().position(|x| x.0 == d);
+                k.map(|k| out_shift(packing, k))
+            })
+            .collect();
+        Cow::Owned(
+            self.cols
+                .iter()
+                .map(|&c| repack(c, &self.outs, &plan))
+                .collect(),
+        )
+    }
+
+    /// The columns of in-dim `k`.
+    #[inline]
+    pub(crate) fn in_cols(&self, k: usize) -> &[u64] {
+        &self.cols[self.in_range(k)]
     }
 
     /// The bit offset of out-dim `k` inside a packed column.
+    #[inline]
     pub(crate) fn out_shift(&self, k: usize) -> u32 {
         out_shift(&self.outs, k)
     }
@@ -505,36 +561,43 @@ impl LinearLayout {
 
     /// All components of a packed column, in out-dim order.
     pub(crate) fn components(&self, col: u64) -> SmallVec<[u64; 4]> {
-        let mut shift = 0;
-        self.outs
-            .iter()
-            .map(|&(_, b)| {
-                let c = (col >> shift) & bits::low_mask(b as u32);
-                shift += b as u32;
-                c
-            })
-            .collect()
+        self.unpack(col).map(|(_, c)| c).collect()
     }
 
+    /// Each out-dim with its component of a packed column, in out-dim order.
+    #[inline]
+    pub(crate) fn unpack(&self, col: u64) -> impl Iterator<Item = (Dim, u64)> + '_ {
+        self.outs.iter().scan(0u32, move |shift, &(d, b)| {
+            let c = (col >> *shift) & bits::low_mask(b as u32);
+            *shift += b as u32;
+            Some((d, c))
+        })
+    }
+
+    #[inline]
     pub(crate) fn ins_raw(&self) -> &DimBits {
         &self.ins
     }
 
+    #[inline]
     pub(crate) fn outs_raw(&self) -> &DimBits {
         &self.outs
     }
 
+    #[inline]
     pub(crate) fn cols_raw(&self) -> &[u64] {
         &self.cols
     }
 
     /// Rank of the basis matrix: the number of independent bases.
+    #[inline]
     pub fn rank(&self) -> u32 {
         self.rank as u32
     }
 }
 
 /// The bit offset of out-dim `k` in a packing with dims `outs`.
+#[inline]
 pub(crate) fn out_shift(outs: &DimBits, k: usize) -> u32 {
     outs[..k].iter().map(|d| d.1 as u32).sum()
 }
@@ -542,6 +605,7 @@ pub(crate) fn out_shift(outs: &DimBits, k: usize) -> u32 {
 /// Re-packs a column from one out-dim packing into another: each source
 /// out-dim `k` moves to `plan[k] = Some((dest_shift, extra_shift))`, or is
 /// dropped when `None`.
+#[inline]
 pub(crate) fn repack(col: u64, src: &DimBits, plan: &[Option<u32>]) -> u64 {
     let mut out = 0u64;
     let mut shift = 0u32;
@@ -599,12 +663,12 @@ pub(crate) fn log2_exact(
 pub(crate) fn check_distinct(
     op: &'static str,
     side: Side,
-    dims: impl Iterator<Item = Dim>,
+    dims: impl Iterator<Item = Dim> + Clone,
 ) -> Result<()> {
-    let dims: SmallVec<[Dim; 8]> = dims.collect();
-    for (i, d) in dims.iter().enumerate() {
-        if dims[..i].contains(d) {
-            return Err(LayoutError::DuplicateDim { op, side, dim: *d });
+    // Dim lists are short: a quadratic scan beats collecting them anywhere.
+    for (i, d) in dims.clone().enumerate() {
+        if dims.clone().take(i).any(|e| e == d) {
+            return Err(LayoutError::DuplicateDim { op, side, dim: d });
         }
     }
     Ok(())

@@ -30,33 +30,22 @@ impl LinearLayout {
     pub fn product(&self, outer: &LinearLayout) -> Result<LinearLayout> {
         const OP: &str = "product";
         let inner = self;
-        let in_order = merge_order(OP, Side::In, inner.ins_raw(), outer.ins_raw())?;
-        let out_order = merge_order(OP, Side::Out, inner.outs_raw(), outer.outs_raw())?;
-
-        let log2_of =
-            |dims: &DimBits, d: Dim| dims.iter().find(|x| x.0 == d).map_or(0, |x| x.1 as u32);
-        let mut outs = DimBits::new();
-        for &d in &out_order {
-            let bits = log2_of(inner.outs_raw(), d) + log2_of(outer.outs_raw(), d);
-            if bits > 63 {
-                return Err(LayoutError::TooLarge {
-                    op: OP,
-                    what: format!("log2 size of out-dim {d} in the product"),
-                    value: bits as u64,
-                    limit: 63,
-                });
-            }
-            outs.push((d, bits as u8));
-        }
-        let mut ins = DimBits::new();
-        for &d in &in_order {
-            let bits = log2_of(inner.ins_raw(), d) + log2_of(outer.ins_raw(), d);
-            ins.push((d, bits.min(255) as u8));
+        // Sizes add up; each factor's are at most 63 bits, so the sums fit.
+        let ins = merge_dims(OP, Side::In, inner.ins_raw(), outer.ins_raw())?;
+        let outs = merge_dims(OP, Side::Out, inner.outs_raw(), outer.outs_raw())?;
+        if let Some(&(d, bits)) = outs.iter().find(|x| x.1 > 63) {
+            return Err(LayoutError::TooLarge {
+                op: OP,
+                what: format!("log2 size of out-dim {d} in the product"),
+                value: bits as u64,
+                limit: 63,
+            });
         }
         let total_in: u32 = ins.iter().map(|x| x.1 as u32).sum();
         let total_out: u32 = outs.iter().map(|x| x.1 as u32).sum();
-        if total_in > super::MAX_BITS || total_out > super::MAX_BITS {
-            // Report through the common limit check.
+        let in_dim_too_large = ins.iter().any(|x| x.1 as u32 > super::MAX_DIM_BITS);
+        if total_in > super::MAX_BITS || total_out > super::MAX_BITS || in_dim_too_large {
+            // Report through the common limit checks.
             return LinearLayout::from_parts(
                 OP,
                 ins,
@@ -75,29 +64,26 @@ impl LinearLayout {
         let outer_plan: SmallVec<[Option<u32>; 4]> = outer
             .outs_raw()
             .iter()
-            .map(|&(d, _)| Some(dest_shift(&outs, d) + log2_of(inner.outs_raw(), d)))
+            .map(|&(d, _)| Some(dest_shift(&outs, d) + log2_in(inner.outs_raw(), d)))
             .collect();
 
-        let mut cols = super::Cols::new();
+        // Each in-dim takes the inner factor's bases, then the outer one's.
+        let mut cols = super::Cols::with_capacity(total_in as usize);
         for &(d, _) in &ins {
-            if let Some(k) = inner.in_index(d) {
-                cols.extend(
-                    inner
-                        .in_cols(k)
-                        .iter()
-                        .map(|&c| repack(c, inner.outs_raw(), &inner_plan)),
-                );
-            }
-            if let Some(k) = outer.in_index(d) {
-                cols.extend(
-                    outer
-                        .in_cols(k)
-                        .iter()
-                        .map(|&c| repack(c, outer.outs_raw(), &outer_plan)),
-                );
+            for (factor, plan) in [(inner, &inner_plan), (outer, &outer_plan)] {
+                if let Some(k) = factor.in_index(d) {
+                    for &c in factor.in_cols(k) {
+                        cols.push(repack(c, factor.outs_raw(), plan));
+                    }
+                }
             }
         }
-        LinearLayout::from_parts(OP, ins, cols, outs, false)
+        // The factors' images land on disjoint output bits (the outer one
+        // shifted above the inner one on every shared out-dim): a direct sum,
+        // whose rank is the sum of the ranks. The dims are `supremum`s of
+        // distinct lists, hence distinct, and were checked against the limits.
+        let rank = inner.rank() + outer.rank();
+        Ok(LinearLayout::from_valid_parts(ins, cols, outs, rank))
     }
 }
 
@@ -106,27 +92,38 @@ fn dest_shift(outs: &DimBits, d: Dim) -> u32 {
     super::out_shift(outs, k)
 }
 
-/// The dim order of a product: the common dims must agree in relative order,
-/// then Triton's `supremum` merges the two lists.
-fn merge_order(
-    op: &'static str,
-    side: Side,
-    a: &DimBits,
-    b: &DimBits,
-) -> Result<SmallVec<[Dim; 4]>> {
-    let a: SmallVec<[Dim; 4]> = a.iter().map(|x| x.0).collect();
-    let b: SmallVec<[Dim; 4]> = b.iter().map(|x| x.0).collect();
-    let common_a: SmallVec<[Dim; 4]> = a.iter().copied().filter(|d| b.contains(d)).collect();
-    let common_b: SmallVec<[Dim; 4]> = b.iter().copied().filter(|d| a.contains(d)).collect();
-    if common_a != common_b {
+/// `log2` of dim `d`'s size in `dims`: 0 when absent.
+fn log2_in(dims: &DimBits, d: Dim) -> u32 {
+    dims.iter().find(|x| x.0 == d).map_or(0, |x| x.1 as u32)
+}
+
+/// The dims of a product with their summed `log2` sizes. The common dims must
+/// agree in relative order; Triton's `supremum` then merges the two lists.
+fn merge_dims(op: &'static str, side: Side, a: &DimBits, b: &DimBits) -> Result<DimBits> {
+    if a.iter().map(|x| x.0).eq(b.iter().map(|x| x.0)) {
+        // The common case, factors of the same shape: merging changes nothing.
+        return Ok(a
+            .iter()
+            .zip(b)
+            .map(|(&(d, x), &(_, y))| (d, x + y))
+            .collect());
+    }
+    let a_names: SmallVec<[Dim; 4]> = a.iter().map(|x| x.0).collect();
+    let b_names: SmallVec<[Dim; 4]> = b.iter().map(|x| x.0).collect();
+    let common_a = a_names.iter().filter(|d| b_names.contains(d));
+    let common_b = b_names.iter().filter(|d| a_names.contains(d));
+    if !common_a.eq(common_b) {
         return Err(LayoutError::InconsistentDimOrder {
             op,
             side,
-            left: DimList(a.to_vec()),
-            right: DimList(b.to_vec()),
+            left: DimList(a_names.to_vec()),
+            right: DimList(b_names.to_vec()),
         });
     }
-    Ok(supremum(&a, &b))
+    Ok(supremum(&a_names, &b_names)
+        .into_iter()
+        .map(|d| (d, (log2_in(a, d) + log2_in(b, d)) as u8))
+        .collect())
 }
 
 /// Triton's `supremum(x, y)`: a merge of two dim orders in which each list
@@ -177,6 +174,17 @@ mod tests {
 
     fn names(s: &str) -> Vec<Dim> {
         s.split(',').filter(|x| !x.is_empty()).map(dim).collect()
+    }
+
+    #[test]
+    fn an_in_dim_of_64_bits_is_an_error() {
+        let (a, x, y) = (dim("a"), dim("x"), dim("y"));
+        let half = |out| LinearLayout::identity_1d(1 << 32, a, out);
+        let err = half(x).unwrap().product(&half(y).unwrap()).unwrap_err();
+        assert!(
+            matches!(err, LayoutError::TooLarge { value: 64, .. }),
+            "{err}"
+        );
     }
 
     #[test]

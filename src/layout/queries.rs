@@ -8,11 +8,13 @@ use smallvec::SmallVec;
 
 impl LinearLayout {
     /// Every output is reached: rank = total output bits.
+    #[inline]
     pub fn is_surjective(&self) -> bool {
         self.rank() == self.total_out_bits()
     }
 
     /// No two inputs share an output: rank = total input bits.
+    #[inline]
     pub fn is_injective(&self) -> bool {
         self.rank() == self.total_in_bits()
     }
@@ -152,51 +154,49 @@ impl LinearLayout {
     /// Triton silently ignores input bits at or above an in-dim's size; that
     /// is an error here.
     pub fn apply(&self, input: &[(Dim, u64)]) -> Result<SmallVec<[(Dim, u64); 4]>> {
+        let packed = self.apply_packed(input)?;
+        Ok(self.unpack(packed).collect())
+    }
+
+    /// [`apply`](Self::apply) with the output packed (the first out-dim
+    /// lowest). One pass over the input: find each dim's columns, check
+    /// duplicates and range, XOR in the selected columns.
+    fn apply_packed(&self, input: &[(Dim, u64)]) -> Result<u64> {
         const OP: &str = "apply";
-        // One pass: find each dim's columns, check range and duplicates,
-        // XOR in the selected columns.
-        let mut seen: SmallVec<[bool; 8]> = smallvec::smallvec![false; self.num_in_dims()];
-        let mut packed = 0u64;
         let mismatch = || LayoutError::DimSetMismatch {
             op: OP,
             what: "the input's dims and the layout's in-dims",
             left: DimList(input.iter().map(|x| x.0).collect()),
             right: DimList(self.in_dim_names().collect()),
         };
-        for &(d, value) in input {
-            let mut start = 0usize;
-            let mut found = None;
-            for (k, &(name, bits)) in self.ins_raw().iter().enumerate() {
-                if name == d {
-                    found = Some((k, bits as u32));
-                    break;
-                }
-                start += bits as usize;
-            }
-            let Some((k, log2)) = found else {
+        let mut packed = 0u64;
+        for (i, &(d, value)) in input.iter().enumerate() {
+            let Some((range, _)) = self.in_ranges().zip(self.ins_raw()).find(|x| x.1.0 == d) else {
                 return Err(mismatch());
             };
-            if std::mem::replace(&mut seen[k], true) {
+            if input[..i].iter().any(|x| x.0 == d) {
                 return Err(LayoutError::DuplicateDim {
                     op: OP,
                     side: Side::In,
                     dim: d,
                 });
             }
-            if value >> log2 != 0 {
+            if value >> range.len() != 0 {
                 return Err(LayoutError::InputOutOfRange {
                     op: OP,
                     dim: d,
                     value,
-                    size: 1u64 << log2,
+                    size: 1u64 << range.len(),
                 });
             }
-            packed ^= xor_columns(&self.cols_raw()[start..start + log2 as usize], value);
+            packed ^= xor_columns(&self.cols_raw()[range], value);
         }
-        if seen.iter().any(|&x| !x) {
+        // Every input dim is a distinct in-dim: all are given when the
+        // counts agree.
+        if input.len() != self.num_in_dims() {
             return Err(mismatch());
         }
-        Ok(self.out_dim_names().zip(self.components(packed)).collect())
+        Ok(packed)
     }
 
     /// Evaluates the layout on a flat input: bit `j` of `input` is input bit
@@ -208,6 +208,7 @@ impl LinearLayout {
 }
 
 /// XOR of the columns selected by the set bits of `selector`.
+#[inline]
 pub(crate) fn xor_columns(cols: &[u64], selector: u64) -> u64 {
     let mut acc = 0u64;
     let mut rest = selector & bits::low_mask(cols.len() as u32);

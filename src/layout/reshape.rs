@@ -12,13 +12,12 @@ impl LinearLayout {
     pub fn reshape_ins(&self, new_ins: &[(Dim, u64)]) -> Result<LinearLayout> {
         const OP: &str = "reshape_ins";
         let ins = self.new_dims(OP, Side::In, new_ins)?;
-        LinearLayout::with_rank(
-            OP,
+        Ok(LinearLayout::from_valid_parts(
             ins,
             self.cols_raw().into(),
             self.outs_raw().clone(),
             self.rank(),
-        )
+        ))
     }
 
     /// Re-cuts the out-dims: each basis is flattened (the first out-dim least
@@ -30,13 +29,12 @@ impl LinearLayout {
         let outs = self.new_dims(OP, Side::Out, new_outs)?;
         // With packed columns the flattened value *is* the column, and the
         // mixed-radix split over powers of two is the same bits re-labelled.
-        LinearLayout::with_rank(
-            OP,
+        Ok(LinearLayout::from_valid_parts(
             self.ins_raw().clone(),
             self.cols_raw().into(),
             outs,
             self.rank(),
-        )
+        ))
     }
 
     /// Checks a reshape's new dims against the current total.
@@ -47,9 +45,9 @@ impl LinearLayout {
             dims.push((d, log2_exact(op, what, size)? as u8));
         }
         check_distinct(op, side, dims.iter().map(|x| x.0))?;
-        let (old, old_bits) = match side {
-            Side::In => (self.in_dim_sizes(), self.total_in_bits()),
-            Side::Out => (self.out_dim_sizes(), self.total_out_bits()),
+        let old_bits = match side {
+            Side::In => self.total_in_bits(),
+            Side::Out => self.total_out_bits(),
         };
         let new_bits: u32 = dims.iter().map(|x| x.1 as u32).sum();
         if new_bits != old_bits {
@@ -58,7 +56,10 @@ impl LinearLayout {
                 side,
                 new: DimSizes(new.to_vec()),
                 new_total: 1u128.checked_shl(new_bits).unwrap_or(u128::MAX),
-                old,
+                old: match side {
+                    Side::In => self.in_dim_sizes(),
+                    Side::Out => self.out_dim_sizes(),
+                },
                 old_total: 1u128 << old_bits,
             });
         }
@@ -100,7 +101,12 @@ impl LinearLayout {
             ins.push(self.ins_raw()[k]);
             cols.extend_from_slice(self.in_cols(k));
         }
-        LinearLayout::with_rank(OP, ins, cols, self.outs_raw().clone(), self.rank())
+        Ok(LinearLayout::from_valid_parts(
+            ins,
+            cols,
+            self.outs_raw().clone(),
+            self.rank(),
+        ))
     }
 
     /// Reorders the out-dims, permuting every basis; `order` must name each
@@ -131,6 +137,11 @@ impl LinearLayout {
             .iter()
             .map(|&c| super::repack(c, self.outs_raw(), &plan))
             .collect();
-        LinearLayout::with_rank(OP, self.ins_raw().clone(), cols, outs, self.rank())
+        Ok(LinearLayout::from_valid_parts(
+            self.ins_raw().clone(),
+            cols,
+            outs,
+            self.rank(),
+        ))
     }
 }
