@@ -179,6 +179,11 @@ impl LinearLayout {
     /// A right inverse `P` of a surjective layout: `self(P(y)) = y`, built
     /// from `self`'s pivot columns only (Triton: the identity on the out-dims,
     /// `invert_and_compose`d with `self`).
+    ///
+    /// Deliberate difference: when that solve would need more than 64
+    /// columns, Triton aborts (its one-word rows overflow); this answers
+    /// anyway unless an in-dim shares a name with an out-dim, in which case
+    /// the general solve runs and the limit is [`LayoutError::TooManyBits`].
     pub fn pseudoinvert(&self) -> Result<LinearLayout> {
         self.pseudoinvert_as("pseudoinvert")
     }
