@@ -67,10 +67,11 @@ impl LinearLayout {
     /// every input bit maps to the unique combination of `outer`'s *pivot*
     /// columns (those independent of the columns before them, in `outer`'s
     /// in-dim order) — free variables are set to zero, which prefers
-    /// broadcasting and earlier dims. (Releases up to 3.8 first set aside
-    /// in-dims that both layouts share with identical bases and mapped them
-    /// to themselves; the 3.9 wheel does not, which the recorded oracle cases
-    /// pin down.)
+    /// broadcasting and earlier dims. One exception, Triton's broadcast
+    /// heuristic: an in-dim that both layouts have, with identical bases,
+    /// maps to itself; in the 3.9 wheel only when no other in-dim of either
+    /// layout sets an output bit those bases set (the recorded oracle cases
+    /// pin this rule down; `notes/design.md`).
     ///
     /// Errors when the out-dim sets differ, when `outer` has a smaller
     /// out-dim, or when the image of `self` is not inside the image of
