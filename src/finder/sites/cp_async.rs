@@ -68,9 +68,35 @@ fn site(release: TritonVersion) -> String {
 
 /// Runs the release's width computation; returns the elements per copy.
 pub fn copy(c: &AsyncCopy<'_>, release: TritonVersion, trace: &mut Trace) -> Result<u64, Failure> {
-    // A failed assertion ends as the release ends them; the width check
-    // itself is a diagnosed error.
-    let fail = |assertion: bool, message: String| Failure {
+    let vec = match (release, c.shared) {
+        (TritonVersion::V3_1, _) => width_3_1(c, trace)?,
+        (_, None) => {
+            trace
+                .note(|| "cp.async: the buffer has no linear layout here; not checked".to_string());
+            return Ok(c.max_vec);
+        }
+        (TritonVersion::V3_2 | TritonVersion::V3_3 | TritonVersion::V3_4, Some(shared)) => {
+            width_from_consecutive_offsets(c, shared, release, trace)?
+        }
+        (_, Some(shared)) => width_from_largest_vectorisation(c, shared, release, trace)?,
+    };
+    let bytes = vec * c.bits / 8;
+    if bytes < 4 {
+        return Err(failure(
+            release,
+            false,
+            format!(
+                "cp.async does not support transfers smaller than 4 bytes; calculated this as {bytes} bytes"
+            ),
+        ));
+    }
+    Ok(vec)
+}
+
+/// A failure at this site: a failed assertion ends as the release ends
+/// them; the width check itself is a diagnosed error.
+fn failure(release: TritonVersion, assertion: bool, message: String) -> Failure {
+    Failure {
         verdict: if assertion {
             super::assert_verdict(release)
         } else {
@@ -79,80 +105,78 @@ pub fn copy(c: &AsyncCopy<'_>, release: TritonVersion, trace: &mut Trace) -> Res
         assertion,
         site: site(release),
         message,
+    }
+}
+
+/// 3.1: the contiguity, capped by the shared `vec` when it is above 1,
+/// after the swizzled addresses (computed first) passed their bound; each
+/// copy must be 4, 8 or 16 bytes (it is min(128 bits, vec elements) wide).
+fn width_3_1(c: &AsyncCopy<'_>, trace: &mut Trace) -> Result<u64, Failure> {
+    super::shared_tile::swizzle_fits_3_1(c.shared_vec, c.max_phase, c.shared_order, c.shape)?;
+    let vec = if c.shared_vec > 1 {
+        c.shared_vec.min(c.max_vec)
+    } else {
+        c.max_vec
     };
-    let vec = match (release, c.shared) {
-        (TritonVersion::V3_1, _) => {
-            // The swizzled addresses are computed before any copy.
-            super::shared_tile::swizzle_fits_3_1(
-                c.shared_vec,
-                c.max_phase,
-                c.shared_order,
-                c.shape,
-            )?;
-            let vec = if c.shared_vec > 1 {
-                c.shared_vec.min(c.max_vec)
-            } else {
-                c.max_vec
-            };
-            trace.note(|| {
-                format!(
-                    "cp.async: {vec} element(s) per copy (pointer contiguity {}, shared vec {})",
-                    c.max_vec, c.shared_vec
-                )
-            });
-            // The copy is min(128 bits, vec elements) wide; 3.1 asserts 4, 8 or 16 bytes.
-            if vec * c.bits < 32 {
-                return Err(fail(
-                    true,
-                    format!(
-                        "Assertion `byteWidth == 16 || byteWidth == 8 || byteWidth == 4' failed (a copy of {vec} × {}-bit elements is {} byte(s))",
-                        c.bits,
-                        vec * c.bits / 8
-                    ),
-                ));
-            }
-            vec
-        }
-        (_, None) => {
-            trace
-                .note(|| "cp.async: the buffer has no linear layout here; not checked".to_string());
-            return Ok(c.max_vec);
-        }
-        (TritonVersion::V3_2 | TritonVersion::V3_3 | TritonVersion::V3_4, Some(shared)) => {
-            let cvt = register_to_offset(c, shared, release)
-                .map_err(|e| fail(true, format!("register → shared conversion: {e}")))?;
-            let vec = cvt.num_consecutive_in_out().min(c.max_vec);
-            trace.layout(
-                || format!("register → shared offset for cp.async: {vec} element(s) per copy"),
-                &cvt,
-            );
-            vec
-        }
-        (_, Some(shared)) => {
-            let cvt = c
-                .regs
-                .invert_and_compose(shared)
-                .and_then(|l| l.sublayout(&[Dim::REGISTER], &[Dim::OFFSET]))
-                .map_err(|e| fail(true, format!("register → shared conversion: {e}")))?;
-            let (vec, _) = largest_vectorisation(&cvt, c.bits as u32, None)
-                .map_err(|e| fail(true, e.to_string()))?;
-            let vec = (vec as u64).min(c.max_vec);
-            trace.layout(
-                || format!("register → offset for cp.async: {vec} element(s) per copy"),
-                &cvt,
-            );
-            vec
-        }
-    };
-    let bytes = vec * c.bits / 8;
-    if bytes < 4 {
-        return Err(fail(
-            false,
+    trace.note(|| {
+        format!(
+            "cp.async: {vec} element(s) per copy (pointer contiguity {}, shared vec {})",
+            c.max_vec, c.shared_vec
+        )
+    });
+    if vec * c.bits < 32 {
+        return Err(failure(
+            TritonVersion::V3_1,
+            true,
             format!(
-                "cp.async does not support transfers smaller than 4 bytes; calculated this as {bytes} bytes"
+                "Assertion `byteWidth == 16 || byteWidth == 8 || byteWidth == 4' failed (a copy of {vec} × {}-bit elements is {} byte(s))",
+                c.bits,
+                vec * c.bits / 8
             ),
         ));
     }
+    Ok(vec)
+}
+
+/// 3.2–3.4: consecutive registers on consecutive offsets
+/// (`getNumConsecutiveInOut` of register → offset), capped by the
+/// contiguity.
+fn width_from_consecutive_offsets(
+    c: &AsyncCopy<'_>,
+    shared: &LinearLayout,
+    release: TritonVersion,
+    trace: &mut Trace,
+) -> Result<u64, Failure> {
+    let cvt = register_to_offset(c, shared, release)
+        .map_err(|e| failure(release, true, format!("register → shared conversion: {e}")))?;
+    let vec = cvt.num_consecutive_in_out().min(c.max_vec);
+    trace.layout(
+        || format!("register → shared offset for cp.async: {vec} element(s) per copy"),
+        &cvt,
+    );
+    Ok(vec)
+}
+
+/// Later releases: `largestVectorisation` of register → offset, capped by
+/// the contiguity (from the source; no compile oracle past 3.4).
+fn width_from_largest_vectorisation(
+    c: &AsyncCopy<'_>,
+    shared: &LinearLayout,
+    release: TritonVersion,
+    trace: &mut Trace,
+) -> Result<u64, Failure> {
+    let cvt = c
+        .regs
+        .invert_and_compose(shared)
+        .and_then(|l| l.sublayout(&[Dim::REGISTER], &[Dim::OFFSET]))
+        .map_err(|e| failure(release, true, format!("register → shared conversion: {e}")))?;
+    let (vec, _) = largest_vectorisation(&cvt, c.bits as u32, None)
+        .map_err(|e| failure(release, true, e.to_string()))?;
+    let vec = (vec as u64).min(c.max_vec);
+    trace.layout(
+        || format!("register → offset for cp.async: {vec} element(s) per copy"),
+        &cvt,
+    );
     Ok(vec)
 }
 
