@@ -76,7 +76,9 @@ pub struct PredictArgs {
     /// Print JSON: {"verdict", "site", "message", "steps"}.
     #[arg(long)]
     json: bool,
-    /// Read JSON Lines configurations from stdin, one verdict line each.
+    /// Read JSON Lines configurations from stdin, one verdict line each:
+    /// {"pattern", "m", "n", "k", "x", "dtype", "num_warps", "num_stages",
+    /// "arch", "triton"} and, for a development build, "variant".
     #[arg(long)]
     batch: bool,
 }
