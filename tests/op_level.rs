@@ -77,18 +77,16 @@ fn site_models_agree_with_every_recorded_one_op_module() {
                 .or_default() += 1;
             let agrees = match findings.first() {
                 None => real == Verdict::Ok,
-                Some(f) => f.failure.verdict == real && same_site(message, &f.failure),
+                Some(f) => f.verdict == real && same_site(message, &f.failure),
             };
             if !agrees {
                 failures.push(format!(
                     "{release} {site} {}: real {outcome} ({}), model {:?}",
                     row["params"],
                     message.chars().take(160).collect::<String>(),
-                    findings.first().map(|f| (
-                        &f.failure.verdict,
-                        &f.failure.message,
-                        &f.failure.site
-                    )),
+                    findings
+                        .first()
+                        .map(|f| (&f.verdict, &f.failure.message, &f.failure.site)),
                 ));
             }
         }

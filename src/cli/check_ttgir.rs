@@ -26,7 +26,7 @@ pub fn run(args: CheckTtgirArgs) -> Result<(), String> {
         let findings: Vec<_> = findings
             .iter()
             .map(|f| {
-                json!({"line": f.line, "op": f.op, "verdict": f.failure.verdict,
+                json!({"line": f.line, "op": f.op, "verdict": f.verdict,
                        "site": f.failure.site, "message": f.failure.message})
             })
             .collect();

@@ -2,8 +2,8 @@
 //! modelled checks on them, with line numbers.
 
 use super::decisions::Mma;
-use super::sites::{self, Failure};
-use super::verdict::Trace;
+use super::sites::{self, Entry, Failure};
+use super::verdict::{Trace, Verdict};
 use crate::triton::attr::{Attr, Cga};
 use crate::triton::{Conversion, Defs, TritonVersion, parse_attr, to_linear_layout};
 
@@ -14,6 +14,8 @@ pub struct Finding {
     pub line: usize,
     /// The op (`local_alloc`, …).
     pub op: String,
+    /// How compiling the file ends there.
+    pub verdict: Verdict,
     /// What fails.
     pub failure: Failure,
 }
@@ -255,9 +257,8 @@ pub fn check(text: &str, release: TritonVersion) -> crate::Result<Vec<Finding>> 
             findings.push(Finding {
                 line: index + 1,
                 op: op.to_string(),
-                // A dump is compiled from its file, where every failed
-                // assertion aborts.
-                failure: failure.from_ir_file(),
+                verdict: failure.verdict(Entry::IrFile),
+                failure,
             });
         }
     }

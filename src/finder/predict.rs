@@ -2,8 +2,8 @@
 
 use super::config::{Arch, Config, ConfigError, Dtype, Pattern, Variant};
 use super::decisions::{DotShape, Mma, choose_mma, coalesced_load, nvmma_swizzle, staged_order};
-use super::sites::{self, Failure};
-use super::verdict::{Prediction, Trace, Verdict};
+use super::sites::{self, Ending, Failure};
+use super::verdict::{Prediction, Trace};
 use crate::triton::attr::{Attr, SwizzledShared};
 use crate::triton::{Conversion, TritonVersion, to_linear_layout};
 
@@ -41,8 +41,8 @@ fn frontend(cfg: &Config) -> Result<(), Failure> {
             "ValueError: type fp8e4nv not supported in this architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')"
         };
         return Err(Failure {
-            verdict: Verdict::Error,
-            assertion: false,
+            ending: Ending::Diagnostic,
+            release: cfg.triton,
             site: "semantic analysis (triton/language/semantic.py)".into(),
             message: message.into(),
         });
@@ -56,8 +56,8 @@ fn frontend(cfg: &Config) -> Result<(), Failure> {
                 "AssertionError: Input shapes should have M >= 16, N >= 16 and K >= 32"
             };
             return Err(Failure {
-                verdict: Verdict::Error,
-                assertion: false,
+                ending: Ending::Diagnostic,
+                release: cfg.triton,
                 site: "dot shape check (triton/language/semantic.py)".into(),
                 message: format!("{message} (a dot has K = {min_k})"),
             });
@@ -302,8 +302,8 @@ fn staged_copy(
     });
     // The layouts are valid by construction; a failure here is the model's.
     let model_error = |message: String| Failure {
-        verdict: Verdict::Error,
-        assertion: false,
+        ending: Ending::Diagnostic,
+        release: cfg.triton,
         site: "linear-layout's model of the pipelined copy".into(),
         message,
     };

@@ -23,9 +23,9 @@
 //!   is modelled from the source, not from a compile (the compile oracles stop
 //!   at 3.4).
 
-use super::Failure;
+use super::{Ending, Failure};
 use crate::dim::Dim;
-use crate::finder::verdict::{Trace, Verdict};
+use crate::finder::verdict::Trace;
 use crate::layout::LinearLayout;
 use crate::triton::TritonVersion;
 use crate::utils::largest_vectorisation;
@@ -93,19 +93,15 @@ pub fn copy(c: &AsyncCopy<'_>, release: TritonVersion, trace: &mut Trace) -> Res
     Ok(vec)
 }
 
-/// A failure at this site: a failed assertion ends as the release ends
-/// them; the width check itself is a diagnosed error.
+/// A failure at this site: the width check itself is a diagnosed error, the
+/// rest are assertions.
 fn failure(release: TritonVersion, assertion: bool, message: String) -> Failure {
-    Failure {
-        verdict: if assertion {
-            super::assert_verdict(release)
-        } else {
-            Verdict::Error
-        },
-        assertion,
-        site: site(release),
-        message,
-    }
+    let ending = if assertion {
+        Ending::Assertion
+    } else {
+        Ending::Diagnostic
+    };
+    Failure::new(ending, release, site(release), message)
 }
 
 /// 3.1: the contiguity, capped by the shared `vec` when it is above 1,

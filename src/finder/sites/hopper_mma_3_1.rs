@@ -3,7 +3,7 @@
 //! admitted 8). It only fires when something asks for the MMA's linear
 //! layout; the site model gets it from the conversion itself.
 
-use super::Failure;
+use super::{Ending, Failure};
 use crate::LayoutError;
 use crate::finder::decisions::Mma;
 use crate::finder::verdict::Trace;
@@ -19,8 +19,8 @@ pub fn mma_layout(
 ) -> Result<(), Failure> {
     let text = mma.attr_text(release);
     let attr = parse_attr(&text, &Default::default()).map_err(|e| Failure {
-        verdict: crate::finder::Verdict::Error,
-        assertion: false,
+        ending: Ending::Diagnostic,
+        release,
         site: "attribute".into(),
         message: e.to_string(),
     })?;
@@ -37,14 +37,14 @@ pub fn mma_layout(
             Ok(())
         }
         Err(LayoutError::TritonAssertion { site, message, .. }) => Err(Failure {
-            verdict: super::assert_verdict(release),
-            assertion: true,
+            ending: Ending::Assertion,
+            release,
             site,
             message,
         }),
         Err(e) => Err(Failure {
-            verdict: super::assert_verdict(release),
-            assertion: true,
+            ending: Ending::Assertion,
+            release,
             site: "toLinearLayout".into(),
             message: e.to_string(),
         }),

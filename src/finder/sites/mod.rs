@@ -11,50 +11,97 @@ pub mod shared_tile;
 pub mod stmatrix;
 
 use super::verdict::{Prediction, Step, Verdict};
+use crate::triton::TritonVersion;
+
+/// What kind of failure Triton has at a site; with the release and the way
+/// the compile was started it decides the [`Verdict`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// A failed C++ `assert` or `llvm_unreachable`.
+    Assertion,
+    /// `llvm::report_fatal_error`: the process aborts, in every release.
+    FatalError,
+    /// A diagnosed error (an MLIR `emitError`, a Python exception).
+    Diagnostic,
+}
+
+/// How the compile was started.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Entry {
+    /// From Python source (`ASTSource`), as kernels are compiled.
+    Source,
+    /// From a TTGIR file (`triton.compile("m.ttgir", target=...)`).
+    IrFile,
+}
 
 /// A failing site.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Failure {
-    /// How the process ends.
-    pub verdict: Verdict,
+    /// What kind of failure it is.
+    pub ending: Ending,
+    /// The release it happens in.
+    pub release: TritonVersion,
     /// Function and file as named in that release.
     pub site: String,
     /// What Triton prints.
     pub message: String,
-    /// A failed C++ `assert` (or `llvm_unreachable`), as opposed to a
-    /// diagnosed error: how it ends depends on the release and on how the
-    /// compile was started (see [`Failure::from_ir_file`]).
-    pub assertion: bool,
 }
 
 impl Failure {
-    /// How this failure ends when the module is compiled from a TTGIR file
-    /// (`triton.compile("m.ttgir", target=...)`) rather than from Python
-    /// source. Measured with 3.3.1: the crash reproducer prints "A signal
-    /// was caught while processing the MLIR module", then the process still
-    /// dies on SIGABRT, where an `ASTSource` compile of the same kernel gets
-    /// `PassManager::run failed`. So from a file every failed assertion
-    /// aborts, in every release.
-    pub fn from_ir_file(mut self) -> Failure {
-        if self.assertion {
-            self.verdict = Verdict::Abort;
+    /// A failed assertion at `site` in `release`.
+    pub fn assertion(
+        release: TritonVersion,
+        site: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Failure::new(Ending::Assertion, release, site, message)
+    }
+
+    /// A diagnosed error at `site` in `release`.
+    pub fn diagnostic(
+        release: TritonVersion,
+        site: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Failure::new(Ending::Diagnostic, release, site, message)
+    }
+
+    /// A failure of the given kind.
+    pub fn new(
+        ending: Ending,
+        release: TritonVersion,
+        site: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Failure {
+            ending,
+            release,
+            site: site.into(),
+            message: message.into(),
         }
-        self
     }
 
-    /// Into a prediction with the steps that led here.
+    /// How the compile ends.
+    ///
+    /// A failed assertion aborts 3.1 and 3.2. From 3.3 the pass manager's
+    /// crash reproducer turns it into `PassManager::run failed` for a
+    /// compile from source; compiled from a TTGIR file, 3.3.1 prints "A
+    /// signal was caught while processing the MLIR module" and then still
+    /// dies on SIGABRT (measured on 44 one-op modules), so from a file every
+    /// failed assertion aborts.
+    pub fn verdict(&self, entry: Entry) -> Verdict {
+        match self.ending {
+            Ending::Assertion if self.release <= TritonVersion::V3_2 || entry == Entry::IrFile => {
+                Verdict::Abort
+            }
+            Ending::Assertion | Ending::Diagnostic => Verdict::Error,
+            Ending::FatalError => Verdict::Abort,
+        }
+    }
+
+    /// Into a prediction (of a compile from source) with the steps that led
+    /// here.
     pub fn into_prediction(self, steps: Vec<Step>) -> Prediction {
-        Prediction::fail(self.verdict, self.site, self.message, steps)
-    }
-}
-
-/// How a failed C++ `assert` ends in `release`: 3.1 and 3.2 abort the
-/// process; from 3.3 the pass manager's crash reproducer turns it into a
-/// Python exception (`PassManager::run failed`).
-pub fn assert_verdict(release: crate::triton::TritonVersion) -> Verdict {
-    if release <= crate::triton::TritonVersion::V3_2 {
-        Verdict::Abort
-    } else {
-        Verdict::Error
+        Prediction::fail(self.verdict(Entry::Source), self.site, self.message, steps)
     }
 }

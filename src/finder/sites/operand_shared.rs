@@ -5,7 +5,7 @@
 //! memory layout for MMAv3")` (`TritonGPUAttrDefs.cpp.inc:385`); later
 //! releases fall back to no swizzle.
 
-use super::Failure;
+use super::{Ending, Failure};
 use crate::finder::decisions::nvmma_swizzle;
 use crate::finder::verdict::Trace;
 use crate::triton::TritonVersion;
@@ -25,8 +25,8 @@ pub fn operand(
             Ok(s)
         }
         None if release <= TritonVersion::V3_2 => Err(Failure {
-            verdict: super::assert_verdict(release),
-            assertion: true,
+            ending: Ending::Assertion,
+            release,
             site: "getSharedEncoding for an MMAv3 operand (include/triton/Dialect/TritonGPU/IR/TritonGPUAttrDefs.cpp.inc:385)".into(),
             message: format!(
                 "unsupported shared memory layout for MMAv3: UNREACHABLE executed ({name}: {contiguous} contiguous elements of {bits} bits = {} bytes, less than a 32-byte swizzle)",

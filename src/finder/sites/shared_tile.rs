@@ -15,9 +15,8 @@
 //! buffer's fastest dim ("Swizzling would generate out of bounds memory
 //! accesses").
 
-use super::Failure;
+use super::{Ending, Failure};
 use crate::LayoutError;
-use crate::finder::verdict::Verdict;
 use crate::triton::attr::Attr;
 use crate::triton::{TritonVersion, to_linear_layout};
 
@@ -53,12 +52,12 @@ pub fn transfer(
         return Ok(());
     }
     match to_linear_layout(shared, shape, release, Some(bits)) {
-        Err(LayoutError::TritonAssertion { site, message, .. }) => Err(Failure {
-            verdict: Verdict::Abort,
-            assertion: true,
+        Err(LayoutError::TritonAssertion { site, message, .. }) => Err(Failure::new(
+            ending_of(&message),
+            release,
             site,
-            message: fatal_error_text(&message),
-        }),
+            fatal_error_text(&message),
+        )),
         // Anything else is not this site's business (and not a Triton failure).
         _ => Ok(()),
     }
@@ -80,15 +79,23 @@ pub fn swizzle_fits_3_1(
     if max_phase == 1 || vec * max_phase <= fastest {
         return Ok(());
     }
-    Err(Failure {
-        verdict: Verdict::Abort,
-        assertion: true,
-        site: "getSwizzledSharedPtrs (include/triton/Conversion/TritonGPUToLLVM/Utility.h:1286)"
-            .into(),
-        message: format!(
+    Err(Failure::assertion(
+        TritonVersion::V3_1,
+        "getSwizzledSharedPtrs (include/triton/Conversion/TritonGPUToLLVM/Utility.h:1286)",
+        format!(
             "Assertion `maxPhase == 1 || outVec * maxPhase <= srcShape[outOrder[0]] && \"Swizzling would generate out of bounds memory accesses\"' failed ({vec} × {max_phase} > {fastest})"
         ),
-    })
+    ))
+}
+
+/// The conversion stops in `report_fatal_error("Illegal shared layout")`;
+/// 3.4's TMA box check on the way is an assertion.
+fn ending_of(message: &str) -> Ending {
+    if message.starts_with("Illegal shared layout") {
+        Ending::FatalError
+    } else {
+        Ending::Assertion
+    }
 }
 
 /// `report_fatal_error("Illegal shared layout")` prints `LLVM ERROR:

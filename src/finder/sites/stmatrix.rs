@@ -17,7 +17,7 @@
 //!   which pass swizzle 0.
 //! - newest: stmatrix is found generically by `divideLeft`; nothing asserts.
 
-use super::Failure;
+use super::{Ending, Failure};
 use crate::Result;
 use crate::dim::Dim;
 use crate::finder::decisions::Mma;
@@ -72,8 +72,8 @@ pub fn store(
                     Ok(())
                 }
                 Err(e) => Err(Failure {
-                    verdict: super::assert_verdict(release),
-                    assertion: true,
+                    ending: Ending::Assertion,
+                    release,
                     site: "LinearLayout::reshapeOuts (lib/Tools/LinearLayout.cpp:562), from chooseStMatrixLayoutLeadingOffset (LinearLayoutConversions.cpp)".into(),
                     message: format!(
                         "Assertion `getTotalOutDimSize() == std::accumulate(...)' failed ({e}; wgmma instrN = {instr_n} < {num_cols} columns per {}-byte swizzle chunk)",
@@ -119,8 +119,8 @@ pub fn store(
             };
             match failed {
                 Some((line, message)) => Err(Failure {
-                    verdict: super::assert_verdict(release),
-                    assertion: true,
+                    ending: Ending::Assertion,
+                    release,
                     site: format!(
                         "chooseStMatrixLayoutLeadingOffset (lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp:{line})"
                     ),
