@@ -80,14 +80,7 @@ fn bits_of(ty: &str) -> u64 {
 /// The swizzle bytes of a shared attribute used for wgmma operands.
 fn swizzle_of(attr: &Attr) -> Option<u64> {
     match attr {
-        Attr::SwizzledShared(s) if s.has_leading_offset == Some(true) => {
-            match (s.per_phase, s.max_phase) {
-                (1, 8) => Some(128),
-                (2, 4) => Some(64),
-                (4, 2) => Some(32),
-                _ => None,
-            }
-        }
+        Attr::SwizzledShared(s) if s.has_leading_offset == Some(true) => s.swizzle_bytes(),
         Attr::NvmmaShared(n) => Some(n.swizzling_byte_width),
         _ => None,
     }

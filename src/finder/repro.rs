@@ -6,6 +6,7 @@
 use super::config::{Config, Pattern};
 use super::decisions::{DotShape, choose_mma, nvmma_swizzle};
 use crate::triton::TritonVersion;
+use crate::triton::attr::swizzle_phases;
 
 /// The kernel body of a pattern, in Triton's Python DSL.
 fn kernel_source(pattern: Pattern) -> &'static str {
@@ -219,11 +220,9 @@ pub fn ttgir_module(cfg: &Config) -> Option<String> {
     }
     let bits = cfg.dtype.bits();
     let swizzle = nvmma_swizzle(cfg.n, bits).unwrap_or(0);
-    let (vec, per_phase, max_phase) = match swizzle {
-        128 => (128 / bits, 1, 8),
-        64 => (128 / bits, 2, 4),
-        32 => (128 / bits, 4, 2),
-        _ => (1, 1, 1),
+    let (vec, per_phase, max_phase) = match swizzle_phases(swizzle) {
+        Some((per_phase, max_phase)) => (128 / bits, per_phase, max_phase),
+        None => (1, 1, 1),
     };
     let ty = cfg.dtype.mlir();
     let (m, n) = (cfg.m, cfg.n);

@@ -142,6 +142,23 @@ pub struct SwizzledShared {
     pub has_leading_offset: Option<bool>,
 }
 
+/// The `(perPhase, maxPhase)` Triton pairs with a 32-, 64- or 128-byte
+/// wgmma swizzle (`128 / bytes`, `bytes / 16`): (4, 2), (2, 4), (1, 8).
+/// `None` for any other width.
+pub fn swizzle_phases(bytes: u64) -> Option<(u64, u64)> {
+    matches!(bytes, 32 | 64 | 128).then(|| (128 / bytes, bytes / 16))
+}
+
+impl SwizzledShared {
+    /// The swizzle width in bytes that `(perPhase, maxPhase)` encode, as
+    /// 3.2's leading-offset layouts read it (see [`swizzle_phases`]).
+    pub fn swizzle_bytes(&self) -> Option<u64> {
+        [32, 64, 128]
+            .into_iter()
+            .find(|&b| swizzle_phases(b) == Some((self.per_phase, self.max_phase)))
+    }
+}
+
 /// `#ttg.nvmma_shared`: the wgmma / TMA shared layout.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct NvmmaShared {

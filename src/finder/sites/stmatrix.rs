@@ -24,6 +24,7 @@ use crate::finder::decisions::Mma;
 use crate::finder::verdict::Trace;
 use crate::layout::LinearLayout;
 use crate::triton::TritonVersion;
+use crate::triton::attr::swizzle_phases;
 
 /// What `local_alloc` stores: an accumulator of `rows × cols` elements of
 /// `bits` bits into an NVMMA (leading-offset) buffer with `swizzle` bytes.
@@ -159,11 +160,8 @@ pub fn store(
 ///    chunk), and reshaped to `(instrN, 16·wpc0)`, which asserts the totals
 ///    agree.
 fn leading_offset_layout_3_2(s: &Store<'_>, num_cols: u64) -> Result<LinearLayout> {
-    let (per_phase, max_phase) = match s.swizzle {
-        32 => (4, 2),
-        64 => (2, 4),
-        _ => (1, 8),
-    };
+    // The caller has ruled out a swizzle of 0; the others are 32/64/128.
+    let (per_phase, max_phase) = swizzle_phases(s.swizzle).unwrap_or((1, 8));
     let (col, row) = (Dim::standard(1), Dim::standard(0));
     let mut registers: Vec<Vec<u64>> = vec![vec![1, 0], vec![2, 0], vec![4, 0]];
     let mut c = 16;

@@ -20,7 +20,7 @@ use super::cga::{combine_cta_cga_with_shape, shape_per_cta};
 use crate::dim::Dim;
 use crate::error::{LayoutError, Result};
 use crate::layout::LinearLayout;
-use crate::triton::attr::{NvmmaShared, SwizzledShared};
+use crate::triton::attr::{NvmmaShared, SwizzledShared, swizzle_phases};
 use crate::triton::version::TritonVersion;
 use crate::utils;
 
@@ -164,11 +164,8 @@ pub(crate) fn nvmma_shared(
     let rank = shape.len();
     // 3.3 still builds the 3.2 leading-offset layout, keyed on the swizzle.
     if version == TritonVersion::V3_3 && n.swizzling_byte_width > 0 && !n.fp4_padded && rank >= 2 {
-        let (per_phase, max_phase) = match n.swizzling_byte_width {
-            32 => (4, 2),
-            64 => (2, 4),
-            _ => (1, 8),
-        };
+        // Other widths fail the attribute's verifier before this.
+        let (per_phase, max_phase) = swizzle_phases(n.swizzling_byte_width).unwrap_or((1, 8));
         let mut order: Vec<usize> = (0..rank).rev().collect();
         if n.transposed {
             order.swap(0, 1);
@@ -374,20 +371,16 @@ pub(crate) fn leading_offset_shared(
         let cta = LinearLayout::identity_1d(shape[0], Dim::OFFSET, Dim::standard(0))?;
         return combine_cta_cga_with_shape(cta, &s.cga, shape, version).map(Conversion::Layout);
     }
-    let tile_width_bytes = match (s.per_phase, s.max_phase) {
-        (4, 2) => 32,
-        (2, 4) => 64,
-        (1, 8) => 128,
-        (p, m) => {
-            return Err(abort(
-                version,
-                SITE,
-                format!(
-                    "Illegal shared encoding.  If hasLeadingOffset is true, then (perPhase, maxPhase) must be \
-                     either (4,2), (2,4), or (1,8), but they are ({p},{m})"
-                ),
-            ));
-        }
+    let Some(tile_width_bytes) = s.swizzle_bytes() else {
+        return Err(abort(
+            version,
+            SITE,
+            format!(
+                "Illegal shared encoding.  If hasLeadingOffset is true, then (perPhase, maxPhase) must be \
+                 either (4,2), (2,4), or (1,8), but they are ({},{})",
+                s.per_phase, s.max_phase
+            ),
+        ));
     };
     let (col_dim, row_dim) = (s.order[0], s.order[1]);
     let tile_rows = 8u64;
