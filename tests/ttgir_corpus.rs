@@ -191,3 +191,18 @@ fn check_ttgir_finds_nothing_in_modules_that_compiled() {
     assert!(checked >= 200, "only {checked} modules checked");
     assert!(alarms.is_empty(), "{}", alarms.join("\n"));
 }
+
+/// A malformed attribute in a dump (here a Hopper MMA with a one-entry
+/// instruction shape) is skipped by the site models, not a panic.
+#[test]
+fn check_ttgir_skips_malformed_mma_attributes() {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fuzz/corpus/parse/seed-ttgir-short-instr-shape"),
+    )
+    .unwrap();
+    for release in TritonVersion::ALL {
+        let findings = linear_layout::finder::check_ttgir::check(&text, release).unwrap();
+        assert_eq!(findings, vec![], "{release}");
+    }
+}

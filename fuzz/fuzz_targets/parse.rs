@@ -1,9 +1,13 @@
 //! Arbitrary bytes into every layout parser; whatever parses must print and
 //! parse back to itself (in Triton's text only when its dim names fit that
-//! format: no line breaks, no surrounding spaces, no ` (size `).
+//! format: no line breaks, no surrounding spaces, no ` (size `). The same
+//! bytes, read as a TTGIR module, go through `check-ttgir`'s site models for
+//! every release: a finding or a typed error, never a panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use linear_layout::finder::check_ttgir;
+use linear_layout::triton::TritonVersion;
 use linear_layout::{LinearLayout, format};
 
 fn text_safe(l: &LinearLayout) -> bool {
@@ -20,6 +24,9 @@ fn text_safe(l: &LinearLayout) -> bool {
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
+    for release in TritonVersion::ALL {
+        let _ = check_ttgir::check(text, release);
+    }
     let Ok(layout) = format::parse_any(text) else { return };
     if text_safe(&layout) {
         let printed = layout.to_string();

@@ -4,7 +4,7 @@
 use super::decisions::Mma;
 use super::sites::{self, Entry, Failure};
 use super::verdict::{Trace, Verdict};
-use crate::triton::attr::{Attr, Cga};
+use crate::triton::attr::{Attr, Cga, NvidiaMma};
 use crate::triton::{Conversion, Defs, TritonVersion, parse_attr, to_linear_layout};
 
 /// A finding in a TTGIR file.
@@ -86,17 +86,10 @@ fn swizzle_of(attr: &Attr) -> Option<u64> {
     }
 }
 
-/// The finder's view of an `nvidia_mma` attribute of version 3.
-fn mma_v3(attr: &Attr) -> Option<Mma> {
+/// The Hopper MMA attribute among `attr`, if it is one.
+fn hopper_mma(attr: Attr) -> Option<NvidiaMma> {
     match attr {
-        Attr::NvidiaMma(m) if m.version_major == 3 => Some(Mma {
-            version: 3,
-            warps: [
-                *m.warps_per_cta.first().unwrap_or(&1),
-                *m.warps_per_cta.get(1).unwrap_or(&1),
-            ],
-            instr: m.instr_shape.clone(),
-        }),
+        Attr::NvidiaMma(m) if m.version_major == 3 => Some(m),
         _ => None,
     }
 }
@@ -144,7 +137,7 @@ impl OpLine<'_> {
     /// A Hopper accumulator stored into shared memory (stmatrix).
     fn mma_store(&self, release: TritonVersion) -> Option<Failure> {
         let (shape, ty, enc) = self.tensor.as_ref()?;
-        let mma = mma_v3(&self.attr(enc)?)?;
+        let mma = Mma::from_hopper_attr(&hopper_mma(self.attr(enc)?)?)?;
         let shared = self.attr(&self.buffer.as_ref()?.2)?;
         if shape.len() != 2 {
             return None;
@@ -169,7 +162,7 @@ impl OpLine<'_> {
         let mma = [Some(src.clone()), dst]
             .into_iter()
             .flatten()
-            .find_map(|name| mma_v3(&self.attr(&name)?))?;
+            .find_map(|name| hopper_mma(self.attr(&name)?))?;
         sites::hopper_mma_3_1::mma_layout(&mma, [rows, cols], release, &mut Trace::new(false)).err()
     }
 

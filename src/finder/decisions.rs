@@ -5,7 +5,7 @@
 
 use super::config::{Arch, Config, Dtype};
 use crate::triton::TritonVersion;
-use crate::triton::attr::Blocked;
+use crate::triton::attr::{Blocked, NvidiaMma};
 
 /// A dot's shape and element type.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -37,6 +37,31 @@ impl Mma {
     /// The instruction's N.
     pub fn instr_n(&self) -> u64 {
         self.instr[1]
+    }
+
+    /// The finder's view of a parsed Hopper MMA attribute: `None` unless it
+    /// is a well-formed v3 one (two warp dims, a three-entry instruction
+    /// shape), so that a malformed dump cannot reach the site models.
+    pub fn from_hopper_attr(m: &NvidiaMma) -> Option<Mma> {
+        match (m.version_major, &m.warps_per_cta[..], m.instr_shape.len()) {
+            (3, &[w0, w1], 3) => Some(Mma {
+                version: 3,
+                warps: [w0, w1],
+                instr: m.instr_shape.clone(),
+            }),
+            _ => None,
+        }
+    }
+
+    /// The attribute, with no CGA.
+    pub fn attr(&self) -> NvidiaMma {
+        NvidiaMma {
+            version_major: self.version,
+            version_minor: 0,
+            warps_per_cta: self.warps.to_vec(),
+            cga: None,
+            instr_shape: self.instr.clone(),
+        }
     }
 
     /// The TTGIR attribute (in the release's spelling).

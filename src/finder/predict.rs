@@ -209,7 +209,7 @@ fn store_p(
     trace: &mut Trace,
 ) -> Result<(), Failure> {
     if cfg.triton == TritonVersion::V3_1 && mma1.version == 3 {
-        sites::hopper_mma_3_1::mma_layout(mma1, [rows, cols], cfg.triton, trace)?;
+        sites::hopper_mma_3_1::mma_layout(&mma1.attr(), [rows, cols], cfg.triton, trace)?;
     }
     let bits = cfg.dtype.bits();
     let swizzle = nvmma_swizzle(cols, bits).unwrap_or(0);

@@ -3,50 +3,38 @@
 //! admitted 8). It only fires when something asks for the MMA's linear
 //! layout; the site model gets it from the conversion itself.
 
-use super::{Ending, Failure};
+use super::Failure;
 use crate::LayoutError;
-use crate::finder::decisions::Mma;
 use crate::finder::verdict::Trace;
-use crate::triton::{Conversion, TritonVersion, parse_attr, to_linear_layout};
+use crate::triton::attr::{Attr, NvidiaMma};
+use crate::triton::print::print_attr;
+use crate::triton::{Conversion, TritonVersion, to_linear_layout};
 
 /// Builds the accumulator's linear layout as `release` does; the 3.1 and 3.2
 /// shape asserts surface as [`Failure`]s.
 pub fn mma_layout(
-    mma: &Mma,
+    mma: &NvidiaMma,
     shape: [u64; 2],
     release: TritonVersion,
     trace: &mut Trace,
 ) -> Result<(), Failure> {
-    let text = mma.attr_text(release);
-    let attr = parse_attr(&text, &Default::default()).map_err(|e| Failure {
-        ending: Ending::Diagnostic,
-        release,
-        site: "attribute".into(),
-        message: e.to_string(),
-    })?;
+    let attr = Attr::NvidiaMma(mma.clone());
+    let text = || print_attr(&attr, release.dialect());
     match to_linear_layout(&attr, &shape, release, None) {
         Ok(Conversion::Layout(l)) => {
             trace.layout(
-                || format!("linear layout of {text} on {}x{}", shape[0], shape[1]),
+                || format!("linear layout of {} on {}x{}", text(), shape[0], shape[1]),
                 &l,
             );
             Ok(())
         }
         Ok(Conversion::NoLayout(why)) => {
-            trace.note(|| format!("{text}: no linear layout ({why})"));
+            trace.note(|| format!("{}: no linear layout ({why})", text()));
             Ok(())
         }
-        Err(LayoutError::TritonAssertion { site, message, .. }) => Err(Failure {
-            ending: Ending::Assertion,
-            release,
-            site,
-            message,
-        }),
-        Err(e) => Err(Failure {
-            ending: Ending::Assertion,
-            release,
-            site: "toLinearLayout".into(),
-            message: e.to_string(),
-        }),
+        Err(LayoutError::TritonAssertion { site, message, .. }) => {
+            Err(Failure::assertion(release, site, message))
+        }
+        Err(e) => Err(Failure::assertion(release, "toLinearLayout", e.to_string())),
     }
 }
