@@ -178,11 +178,11 @@ impl OpLine<'_> {
             return None;
         };
         let bits = bits_of(ty);
-        let layout =
-            |attr: &Attr, elem_bits| match to_linear_layout(attr, shape, release, elem_bits) {
-                Ok(Conversion::Layout(l)) => Some(l),
-                _ => None,
-            };
+        let layout = |attr: &Attr, elem_bits| {
+            to_linear_layout(attr, shape, release, elem_bits)
+                .ok()
+                .and_then(Conversion::layout)
+        };
         let reg_layout = layout(&regs, None)?;
         let shared_layout = layout(&shared, Some(bits));
         let order0 = blocked.order.first().copied().unwrap_or(0);
