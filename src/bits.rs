@@ -92,21 +92,33 @@ impl SpanBasis {
 }
 
 /// The rank of a set of packed columns: the same elimination as
-/// [`SpanBasis`] without tracking combinations (a 512-byte table indexed by
-/// highest set bit).
+/// [`SpanBasis`] without tracking combinations, in a table indexed by
+/// highest set bit. The table is only as large as the widest column needs:
+/// zeroing 512 bytes would cost more than reducing a small layout.
 pub(crate) fn rank(columns: &[u64]) -> u32 {
-    let mut table = [0u64; 64];
+    let width = 64 - columns.iter().fold(0, |acc, &c| acc | c).leading_zeros();
+    match width {
+        0..=16 => rank_in::<16>(columns),
+        17..=32 => rank_in::<32>(columns),
+        _ => rank_in::<64>(columns),
+    }
+}
+
+/// [`rank`] for columns below bit `N`.
+#[inline]
+fn rank_in<const N: usize>(columns: &[u64]) -> u32 {
+    let mut table = [0u64; N];
     let mut present = 0u64;
     for &c in columns {
         let mut v = c;
         while v != 0 {
-            let top = 63 - v.leading_zeros();
+            let top = (63 - v.leading_zeros()) as usize;
             if present & (1 << top) == 0 {
-                table[top as usize] = v;
+                table[top] = v;
                 present |= 1 << top;
                 break;
             }
-            v ^= table[top as usize];
+            v ^= table[top];
         }
     }
     present.count_ones()

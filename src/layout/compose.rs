@@ -53,9 +53,9 @@ impl LinearLayout {
             bits::rank(&cols)
         };
         Ok(LinearLayout::from_valid_parts(
-            self.ins_raw().clone(),
+            self.ins_owned(),
             cols,
-            outer.outs_raw().clone(),
+            outer.outs_owned(),
             rank,
         ))
     }
@@ -87,7 +87,7 @@ impl LinearLayout {
         )?;
         // Both layouts' columns are compared in one packing: self's out-dim
         // order with outer's (larger or equal) sizes.
-        let mut widened = self.outs_raw().clone();
+        let mut widened = self.outs_owned();
         for (k, &(d, bits)) in self.outs_raw().iter().enumerate() {
             let outer_bits = outer.outs_raw()[outer.require_out(d, OP)?].1;
             if outer_bits < bits {
@@ -157,9 +157,9 @@ impl LinearLayout {
             self.rank()
         };
         Ok(LinearLayout::from_valid_parts(
-            self.ins_raw().clone(),
+            self.ins_owned(),
             cols,
-            outer.ins_raw().clone(),
+            outer.ins_owned(),
             rank,
         ))
     }
@@ -208,9 +208,9 @@ impl LinearLayout {
             // `self ∘ P` is the identity, so `P` is injective.
             let rank = self.total_out_bits();
             return Ok(LinearLayout::from_valid_parts(
-                self.outs_raw().clone(),
+                self.outs_owned(),
                 cols,
-                self.ins_raw().clone(),
+                self.ins_owned(),
                 rank,
             ));
         }

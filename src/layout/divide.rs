@@ -16,13 +16,13 @@ impl LinearLayout {
         let Some((b_ins, b_outs)) = self.factor_sizes(b) else {
             return Ok(None);
         };
-        let mut outs = self.outs_raw().clone();
+        let mut outs = self.outs_owned();
         for (k, x) in outs.iter_mut().enumerate() {
             x.1 -= b_outs[k];
         }
         // b's columns in self's packing.
         let b_in_self = b.columns_in(self.outs_raw());
-        let mut ins = self.ins_raw().clone();
+        let mut ins = self.ins_owned();
         let mut cols = Cols::new();
         for (k, &(d, _)) in self.ins_raw().iter().enumerate() {
             let nb = b_ins[k] as usize;
@@ -63,11 +63,11 @@ impl LinearLayout {
         let Some((b_ins, b_outs)) = self.factor_sizes(b) else {
             return Ok(None);
         };
-        let mut outs = self.outs_raw().clone();
+        let mut outs = self.outs_owned();
         for (k, x) in outs.iter_mut().enumerate() {
             x.1 -= b_outs[k];
         }
-        let mut ins = self.ins_raw().clone();
+        let mut ins = self.ins_owned();
         let mut cols = Cols::new();
         // Triton builds C only after every in-dim has passed the checks
         // against `b`, so a later mismatch (`None`) wins over an earlier C

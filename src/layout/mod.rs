@@ -33,7 +33,10 @@ pub const MAX_BITS: u32 = 64;
 /// The largest single dimension: sizes are `u64` powers of two.
 const MAX_DIM_BITS: u32 = 63;
 
-pub(crate) type Cols = SmallVec<[u64; 16]>;
+pub(crate) type Cols = SmallVec<[u64; COLS_INLINE]>;
+
+/// Columns held inline before a layout's columns move to the heap.
+const COLS_INLINE: usize = 16;
 pub(crate) type DimBits = SmallVec<[(Dim, u8); 4]>;
 
 /// A linear layout: a GF(2)-linear map from in-dims to out-dims.
@@ -41,7 +44,7 @@ pub(crate) type DimBits = SmallVec<[(Dim, u8); 4]>;
 /// Equality compares the in-dims (names, order and bases), the out-dim names
 /// in order and the out-dim sizes, like Triton's `operator==`; hashing is
 /// consistent with it.
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(PartialEq, Eq, Hash)]
 pub struct LinearLayout {
     /// In-dims in order, with their `log2` size (= number of bases).
     ins: DimBits,
@@ -52,6 +55,19 @@ pub struct LinearLayout {
     outs: DimBits,
     /// Rank of the basis matrix, cached like Triton's newest releases do.
     rank: u8,
+}
+
+// By hand: `SmallVec`'s own `clone` copies element by element, while these
+// elements are `Copy` and one `memcpy` each does.
+impl Clone for LinearLayout {
+    fn clone(&self) -> Self {
+        LinearLayout {
+            ins: self.ins_owned(),
+            cols: Cols::from_slice(&self.cols),
+            outs: self.outs_owned(),
+            rank: self.rank,
+        }
+    }
 }
 
 impl std::fmt::Debug for LinearLayout {
@@ -113,11 +129,15 @@ impl LinearLayout {
             }
         }
         let rank = bits::rank(&cols);
-        let layout = Self::from_valid_parts(ins, cols, outs, rank);
         if require_surjective && rank != out_bits {
-            return Err(layout.not_surjective(op));
+            return Err(LayoutError::NotSurjective {
+                op,
+                rank,
+                out_bits,
+                out_dims: DimSizes(outs.iter().map(|&(d, b)| (d, 1u64 << b)).collect()),
+            });
         }
-        Ok(layout)
+        Ok(Self::from_valid_parts(ins, cols, outs, rank))
     }
 
     /// A layout from parts that already satisfy every invariant
@@ -220,55 +240,62 @@ impl LinearLayout {
         out_dims: &[(Dim, u64)],
         require_surjective: bool,
     ) -> Result<Self> {
+        let mut in_bits = 0usize;
         for (in_dim, vectors) in bases {
-            for (index, basis) in vectors.iter().enumerate() {
-                if basis.len() != out_dims.len() {
-                    return Err(LayoutError::BasisLength {
-                        op,
-                        in_dim: *in_dim,
-                        index,
-                        got: basis.len(),
-                        expected: out_dims.len(),
-                    });
-                }
+            in_bits += vectors.len();
+            if let Some(index) = vectors.iter().position(|b| b.len() != out_dims.len()) {
+                return Err(LayoutError::BasisLength {
+                    op,
+                    in_dim: *in_dim,
+                    index,
+                    got: vectors[index].len(),
+                    expected: out_dims.len(),
+                });
             }
         }
-        let mut outs = DimBits::new();
-        for &(d, size) in out_dims {
-            outs.push((
-                d,
-                log2_exact(op, || format!("size of out-dim {d}"), size)? as u8,
-            ));
+        if let Some(&(d, size)) = out_dims.iter().find(|x| !x.1.is_power_of_two()) {
+            return Err(LayoutError::NotPowerOfTwo {
+                op,
+                what: format!("size of out-dim {d}"),
+                value: size,
+            });
         }
-        let in_bits: usize = bases.iter().map(|(_, v)| v.len()).sum();
+        let outs: DimBits = collect_small(
+            out_dims
+                .iter()
+                .map(|&(d, size)| (d, size.trailing_zeros() as u8)),
+        );
         check_bit_limits(op, in_bits, outs.iter().map(|d| d.1 as u32).sum())?;
-        let mut ins = DimBits::new();
-        let mut cols = Cols::with_capacity(in_bits);
-        for (in_dim, vectors) in bases {
-            ins.push((*in_dim, vectors.len() as u8));
-            for (index, basis) in vectors.iter().enumerate() {
-                let mut packed = 0u64;
-                let mut shift = 0u32;
-                for (k, &c) in basis.iter().enumerate() {
-                    let (out_dim, log2) = outs[k];
-                    if log2 < 64 && c >> log2 != 0 {
-                        return Err(LayoutError::ComponentOutOfRange {
-                            op,
-                            in_dim: *in_dim,
-                            index,
-                            out_dim,
-                            value: c,
-                            size: 1u64 << log2,
-                        });
+        let out_slice: &[(Dim, u8)] = &outs;
+        let cols = cols_from_fn(in_bits, |slots| {
+            let mut next = 0;
+            for (in_dim, vectors) in bases {
+                for (index, basis) in vectors.iter().enumerate() {
+                    let mut packed = 0u64;
+                    let mut shift = 0u32;
+                    for (&c, &(out_dim, log2)) in basis.iter().zip(out_slice) {
+                        // Sizes are powers of two below 2^64, so `log2 < 64`.
+                        if c >> log2 != 0 {
+                            return Err(LayoutError::ComponentOutOfRange {
+                                op,
+                                in_dim: *in_dim,
+                                index,
+                                out_dim,
+                                value: c,
+                                size: 1u64 << log2,
+                            });
+                        }
+                        // Past bit 63 only zero components remain.
+                        packed |= c.wrapping_shl(shift);
+                        shift += log2 as u32;
                     }
-                    if log2 > 0 {
-                        packed |= c << shift;
-                    }
-                    shift += log2 as u32;
+                    slots[next] = packed;
+                    next += 1;
                 }
-                cols.push(packed);
             }
-        }
+            Ok(())
+        })?;
+        let ins = collect_small(bases.iter().map(|(d, vectors)| (*d, vectors.len() as u8)));
         Self::from_parts(op, ins, cols, outs, require_surjective)
     }
 
@@ -534,12 +561,8 @@ impl LinearLayout {
                 k.map(|k| out_shift(packing, k))
             })
             .collect();
-        Cow::Owned(
-            self.cols
-                .iter()
-                .map(|&c| repack(c, &self.outs, &plan))
-                .collect(),
-        )
+        let repack = Repack::new(&self.outs, &plan);
+        Cow::Owned(self.cols.iter().map(|&c| repack.apply(c)).collect())
     }
 
     /// The columns of in-dim `k`.
@@ -574,6 +597,18 @@ impl LinearLayout {
         })
     }
 
+    /// A copy of the in-dims, for a result that keeps them.
+    #[inline]
+    pub(crate) fn ins_owned(&self) -> DimBits {
+        DimBits::from_slice(&self.ins)
+    }
+
+    /// A copy of the out-dims, for a result that keeps them.
+    #[inline]
+    pub(crate) fn outs_owned(&self) -> DimBits {
+        DimBits::from_slice(&self.outs)
+    }
+
     #[inline]
     pub(crate) fn ins_raw(&self) -> &DimBits {
         &self.ins
@@ -602,23 +637,104 @@ pub(crate) fn out_shift(outs: &DimBits, k: usize) -> u32 {
     outs[..k].iter().map(|d| d.1 as u32).sum()
 }
 
-/// Re-packs a column from one out-dim packing into another: each source
-/// out-dim `k` moves to `plan[k] = Some((dest_shift, extra_shift))`, or is
-/// dropped when `None`.
-#[inline]
-pub(crate) fn repack(col: u64, src: &DimBits, plan: &[Option<u32>]) -> u64 {
-    let mut out = 0u64;
-    let mut shift = 0u32;
-    for (k, &(_, b)) in src.iter().enumerate() {
-        let c = (col >> shift) & bits::low_mask(b as u32);
-        if let Some(dest) = plan[k] {
-            if c != 0 {
-                out |= c << dest;
+/// A change of packing, computed once and applied to every column: each
+/// kept source out-dim becomes one masked rotation (its field moves from its
+/// source offset to its destination offset), and fields that move by the
+/// same amount share one mask.
+pub(crate) struct Repack {
+    moves: SmallVec<[(u64, u32); 4]>,
+}
+
+impl Repack {
+    /// Source out-dim `k` of `src` moves to bit offset `plan[k]`, or is
+    /// dropped when `None`. Destination fields must fit in 64 bits.
+    pub(crate) fn new(src: &[(Dim, u8)], plan: &[Option<u32>]) -> Self {
+        Self::from_fn(src, |k, _| plan.get(k).copied().flatten())
+    }
+
+    /// [`new`](Self::new) with the plan as a function of each source
+    /// out-dim's index and name.
+    #[inline]
+    pub(crate) fn from_fn(src: &[(Dim, u8)], dest: impl Fn(usize, Dim) -> Option<u32>) -> Self {
+        let mut moves: SmallVec<[(u64, u32); 4]> = SmallVec::new();
+        let mut shift = 0u32;
+        for (k, &(d, b)) in src.iter().enumerate() {
+            if let Some(dest) = dest(k, d) {
+                let mask = bits::low_mask(b as u32) << shift;
+                // A rotation moves the field up or down alike; the field never
+                // wraps because both offsets keep it within 64 bits.
+                let rotation = dest.wrapping_sub(shift) & 63;
+                match moves.iter_mut().find(|m| m.1 == rotation) {
+                    Some(m) => m.0 |= mask,
+                    None => moves.push((mask, rotation)),
+                }
             }
+            shift += b as u32;
         }
-        shift += b as u32;
+        Repack { moves }
+    }
+
+    /// The column in the destination packing.
+    #[inline]
+    pub(crate) fn apply(&self, col: u64) -> u64 {
+        apply_moves(&self.moves, col)
+    }
+
+    /// The masked rotations, to borrow once for a loop over many columns.
+    #[inline]
+    pub(crate) fn moves(&self) -> &[(u64, u32)] {
+        &self.moves
+    }
+}
+
+/// A column moved by [`Repack::moves`].
+#[inline]
+pub(crate) fn apply_moves(moves: &[(u64, u32)], col: u64) -> u64 {
+    let mut out = 0;
+    for &(mask, rotation) in moves {
+        out |= (col & mask).rotate_left(rotation);
     }
     out
+}
+
+/// Collects a short list into a `SmallVec` through a stack array when it
+/// fits inline: `SmallVec`'s own `collect` checks capacity per element,
+/// which costs more than the few elements of a dim list do.
+#[inline]
+pub(crate) fn collect_small<T: Copy, const N: usize>(
+    mut items: impl ExactSizeIterator<Item = T>,
+) -> SmallVec<[T; N]>
+where
+    [T; N]: smallvec::Array<Item = T>,
+{
+    let n = items.len();
+    if n > N {
+        return items.collect();
+    }
+    let Some(first) = items.next() else {
+        return SmallVec::new();
+    };
+    let mut buf = [first; N];
+    for (slot, item) in buf[1..n].iter_mut().zip(items) {
+        *slot = item;
+    }
+    SmallVec::from_buf_and_len(buf, n)
+}
+
+/// `n` columns (at most [`MAX_BITS`]) filled in by `fill`: on the stack when
+/// they fit inline, so the common small layout needs no bookkeeping per
+/// column.
+#[inline]
+pub(crate) fn cols_from_fn(n: usize, fill: impl FnOnce(&mut [u64]) -> Result<()>) -> Result<Cols> {
+    if n <= COLS_INLINE {
+        let mut buf = [0u64; COLS_INLINE];
+        fill(&mut buf[..n])?;
+        Ok(Cols::from_buf_and_len(buf, n))
+    } else {
+        let mut v = vec![0u64; n];
+        fill(&mut v)?;
+        Ok(Cols::from_vec(v))
+    }
 }
 
 /// At most [`MAX_BITS`] input bits and [`MAX_BITS`] output bits.

@@ -1,6 +1,6 @@
 //! The product `inner * outer`: a copy of `inner` at every point of `outer`.
 
-use super::{DimBits, LinearLayout, repack};
+use super::{DimBits, LinearLayout, Repack, collect_small};
 use crate::dim::Dim;
 use crate::error::{DimList, LayoutError, Result, Side};
 use smallvec::SmallVec;
@@ -55,29 +55,49 @@ impl LinearLayout {
             );
         }
 
-        // Where each factor's out-dims land in the product's packing.
-        let inner_plan: SmallVec<[Option<u32>; 4]> = inner
-            .outs_raw()
-            .iter()
-            .map(|&(d, _)| Some(dest_shift(&outs, d)))
-            .collect();
-        let outer_plan: SmallVec<[Option<u32>; 4]> = outer
-            .outs_raw()
-            .iter()
-            .map(|&(d, _)| Some(dest_shift(&outs, d) + log2_in(inner.outs_raw(), d)))
-            .collect();
+        // Where each factor's out-dims land in the product's packing: the
+        // outer factor sits above the inner one on every shared out-dim.
+        let inner_outs = inner.outs_raw().as_slice();
+        let inner_moves = Repack::from_fn(inner_outs, |_, d| Some(dest_shift(&outs, d)));
+        let outer_moves = Repack::from_fn(outer.outs_raw(), |_, d| {
+            Some(dest_shift(&outs, d) + log2_in(inner_outs, d))
+        });
 
         // Each in-dim takes the inner factor's bases, then the outer one's.
-        let mut cols = super::Cols::with_capacity(total_in as usize);
-        for &(d, _) in &ins {
-            for (factor, plan) in [(inner, &inner_plan), (outer, &outer_plan)] {
-                if let Some(k) = factor.in_index(d) {
-                    for &c in factor.in_cols(k) {
-                        cols.push(repack(c, factor.outs_raw(), plan));
+        // The merged order keeps each factor's in-dims as a subsequence, so
+        // one cursor per factor walks its dims and columns in order.
+        let cols = super::cols_from_fn(total_in as usize, |slots| {
+            let mut next = 0;
+            let mut cursors = [
+                (
+                    inner.ins_raw().as_slice(),
+                    inner.cols_raw(),
+                    inner_moves.moves(),
+                    0,
+                    0,
+                ),
+                (
+                    outer.ins_raw().as_slice(),
+                    outer.cols_raw(),
+                    outer_moves.moves(),
+                    0,
+                    0,
+                ),
+            ];
+            for &(d, _) in &ins {
+                for (dims, factor_cols, moves, k, first) in &mut cursors {
+                    if *k < dims.len() && dims[*k].0 == d {
+                        let n = dims[*k].1 as usize;
+                        for j in 0..n {
+                            slots[next + j] = super::apply_moves(moves, factor_cols[*first + j]);
+                        }
+                        (next, *first, *k) = (next + n, *first + n, *k + 1);
                     }
                 }
             }
-        }
+            debug_assert!(next == slots.len());
+            Ok(())
+        })?;
         // The factors' images land on disjoint output bits (the outer one
         // shifted above the inner one on every shared out-dim): a direct sum,
         // whose rank is the sum of the ranks. The dims are `supremum`s of
@@ -93,20 +113,18 @@ fn dest_shift(outs: &DimBits, d: Dim) -> u32 {
 }
 
 /// `log2` of dim `d`'s size in `dims`: 0 when absent.
-fn log2_in(dims: &DimBits, d: Dim) -> u32 {
+fn log2_in(dims: &[(Dim, u8)], d: Dim) -> u32 {
     dims.iter().find(|x| x.0 == d).map_or(0, |x| x.1 as u32)
 }
 
 /// The dims of a product with their summed `log2` sizes. The common dims must
 /// agree in relative order; Triton's `supremum` then merges the two lists.
-fn merge_dims(op: &'static str, side: Side, a: &DimBits, b: &DimBits) -> Result<DimBits> {
-    if a.iter().map(|x| x.0).eq(b.iter().map(|x| x.0)) {
+fn merge_dims(op: &'static str, side: Side, a: &[(Dim, u8)], b: &[(Dim, u8)]) -> Result<DimBits> {
+    if a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.0 == y.0) {
         // The common case, factors of the same shape: merging changes nothing.
-        return Ok(a
-            .iter()
-            .zip(b)
-            .map(|(&(d, x), &(_, y))| (d, x + y))
-            .collect());
+        return Ok(collect_small(
+            a.iter().zip(b).map(|(&(d, x), &(_, y))| (d, x + y)),
+        ));
     }
     let a_names: SmallVec<[Dim; 4]> = a.iter().map(|x| x.0).collect();
     let b_names: SmallVec<[Dim; 4]> = b.iter().map(|x| x.0).collect();

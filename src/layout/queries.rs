@@ -154,8 +154,47 @@ impl LinearLayout {
     /// Triton silently ignores input bits at or above an in-dim's size; that
     /// is an error here.
     pub fn apply(&self, input: &[(Dim, u64)]) -> Result<SmallVec<[(Dim, u64); 4]>> {
-        let packed = self.apply_packed(input)?;
-        Ok(self.unpack(packed).collect())
+        let packed = match self.apply_in_order(input) {
+            Some(packed) => packed,
+            None => self.apply_packed(input)?,
+        };
+        let mut out = SmallVec::new();
+        let mut rest = packed;
+        for &(d, b) in self.outs_raw() {
+            // A single dim has at most 63 bits, so the shifts cannot overflow.
+            out.push((d, rest & ((1u64 << b) - 1)));
+            rest >>= b;
+        }
+        Ok(out)
+    }
+
+    /// The common case of [`apply`](Self::apply), in one pass: the input
+    /// names every in-dim in the layout's own order and every value is in
+    /// range. `None` for anything else, which the general path then
+    /// answers (with its error, if any), so errors come from one place.
+    #[inline]
+    fn apply_in_order(&self, input: &[(Dim, u64)]) -> Option<u64> {
+        let ins = self.ins_raw();
+        if input.len() != ins.len() {
+            return None;
+        }
+        let cols = self.cols_raw();
+        let (mut packed, mut start) = (0u64, 0usize);
+        for (&(d, value), &(want, bits)) in input.iter().zip(ins) {
+            let end = start + bits as usize;
+            if d != want || value >> bits != 0 {
+                return None;
+            }
+            // `value` is in range: each set bit selects one of the dim's columns.
+            let dim_cols = &cols[start..end];
+            let mut rest = value;
+            while rest != 0 {
+                packed ^= dim_cols[rest.trailing_zeros() as usize];
+                rest &= rest - 1;
+            }
+            start = end;
+        }
+        Some(packed)
     }
 
     /// [`apply`](Self::apply) with the output packed (the first out-dim

@@ -15,7 +15,7 @@ impl LinearLayout {
         Ok(LinearLayout::from_valid_parts(
             ins,
             self.cols_raw().into(),
-            self.outs_raw().clone(),
+            self.outs_owned(),
             self.rank(),
         ))
     }
@@ -30,7 +30,7 @@ impl LinearLayout {
         // With packed columns the flattened value *is* the column, and the
         // mixed-radix split over powers of two is the same bits re-labelled.
         Ok(LinearLayout::from_valid_parts(
-            self.ins_raw().clone(),
+            self.ins_owned(),
             self.cols_raw().into(),
             outs,
             self.rank(),
@@ -104,7 +104,7 @@ impl LinearLayout {
         Ok(LinearLayout::from_valid_parts(
             ins,
             cols,
-            self.outs_raw().clone(),
+            self.outs_owned(),
             self.rank(),
         ))
     }
@@ -132,13 +132,10 @@ impl LinearLayout {
                 Some(super::out_shift(&outs, k))
             })
             .collect();
-        let cols = self
-            .cols_raw()
-            .iter()
-            .map(|&c| super::repack(c, self.outs_raw(), &plan))
-            .collect();
+        let repack = super::Repack::new(self.outs_raw(), &plan);
+        let cols = self.cols_raw().iter().map(|&c| repack.apply(c)).collect();
         Ok(LinearLayout::from_valid_parts(
-            self.ins_raw().clone(),
+            self.ins_owned(),
             cols,
             outs,
             self.rank(),

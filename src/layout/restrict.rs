@@ -1,7 +1,7 @@
 //! Taking layouts apart and putting them side by side: sub-layouts,
 //! quotients, concatenation, squeezing, resizing and renaming.
 
-use super::{Cols, DimBits, LinearLayout, check_distinct, log2_exact, repack};
+use super::{Cols, DimBits, LinearLayout, Repack, check_distinct, log2_exact};
 use crate::bits;
 use crate::dim::Dim;
 use crate::error::{LayoutError, Result, Side};
@@ -31,16 +31,13 @@ impl LinearLayout {
                 plan.push(None);
             }
         }
+        let repack = Repack::new(self.outs_raw(), &plan);
         let mut new_ins = DimBits::new();
         let mut cols = Cols::new();
         for (k, &(d, b)) in self.ins_raw().iter().enumerate() {
             if ins.contains(&d) {
                 new_ins.push((d, b));
-                cols.extend(
-                    self.in_cols(k)
-                        .iter()
-                        .map(|&c| repack(c, self.outs_raw(), &plan)),
-                );
+                cols.extend(self.in_cols(k).iter().map(|&c| repack.apply(c)));
             }
         }
         LinearLayout::from_parts(OP, new_ins, cols, new_outs, false)
@@ -75,7 +72,7 @@ impl LinearLayout {
                 right: other.out_dim_sizes(),
             });
         }
-        let mut ins = self.ins_raw().clone();
+        let mut ins = self.ins_owned();
         let mut cols: Cols = self.cols_raw().into();
         for (k, &(d, b)) in other.ins_raw().iter().enumerate() {
             if !self.has_in_dim(d) {
@@ -83,7 +80,7 @@ impl LinearLayout {
                 cols.extend_from_slice(other.in_cols(k));
             }
         }
-        LinearLayout::from_parts(OP, ins, cols, self.outs_raw().clone(), false)
+        LinearLayout::from_parts(OP, ins, cols, self.outs_owned(), false)
     }
 
     /// Each basis is this layout's components followed by `other`'s; the
@@ -99,7 +96,7 @@ impl LinearLayout {
                 right: other.in_dim_sizes(),
             });
         }
-        let mut outs = self.outs_raw().clone();
+        let mut outs = self.outs_owned();
         outs.extend(other.outs_raw().iter().copied());
         check_distinct(OP, Side::Out, outs.iter().map(|x| x.0))?;
         let total: u32 = outs.iter().map(|x| x.1 as u32).sum();
@@ -118,7 +115,7 @@ impl LinearLayout {
             .zip(other.cols_raw())
             .map(|(&a, &b)| if b == 0 { a } else { a | (b << shift) })
             .collect();
-        LinearLayout::from_parts(OP, self.ins_raw().clone(), cols, outs, false)
+        LinearLayout::from_parts(OP, self.ins_owned(), cols, outs, false)
     }
 
     /// Drops the all-zero bases of in-dim `d` (broadcast bits), keeping the
@@ -127,7 +124,7 @@ impl LinearLayout {
         let Some(k) = self.in_index(d) else {
             return Ok(self.clone());
         };
-        let mut ins = self.ins_raw().clone();
+        let mut ins = self.ins_owned();
         let mut cols = Cols::new();
         for (j, &(_, _)) in self.ins_raw().iter().enumerate() {
             if j == k {
@@ -147,7 +144,7 @@ impl LinearLayout {
             "remove_zero_bases_along_dim",
             ins,
             cols,
-            self.outs_raw().clone(),
+            self.outs_owned(),
             false,
         )
     }
@@ -202,9 +199,9 @@ impl LinearLayout {
         let start = self.in_start(k);
         let mut cols: Cols = self.cols_raw().into();
         cols.drain(start + bits as usize..start + current as usize);
-        let mut ins = self.ins_raw().clone();
+        let mut ins = self.ins_owned();
         ins[k].1 = bits as u8;
-        LinearLayout::from_parts(OP, ins, cols, self.outs_raw().clone(), false)
+        LinearLayout::from_parts(OP, ins, cols, self.outs_owned(), false)
     }
 
     /// Shrinks out-dim `d` to `size`, zeroing every component that does not
@@ -223,11 +220,12 @@ impl LinearLayout {
             });
         }
         // A component >= size is zeroed whole (not truncated).
-        let mut outs = self.outs_raw().clone();
+        let mut outs = self.outs_owned();
         outs[k].1 = bits as u8;
         let plan = shrink_plan(self.outs_raw(), &outs);
         let shift = self.out_shift(k);
         let field = bits::low_mask(current) << shift;
+        let repack = Repack::new(self.outs_raw(), &plan);
         let cols = self
             .cols_raw()
             .iter()
@@ -237,10 +235,10 @@ impl LinearLayout {
                 } else {
                     c
                 };
-                repack(c, self.outs_raw(), &plan)
+                repack.apply(c)
             })
             .collect();
-        LinearLayout::from_parts(OP, self.ins_raw().clone(), cols, outs, false)
+        LinearLayout::from_parts(OP, self.ins_owned(), cols, outs, false)
     }
 
     /// Renames in-dim `old` to `new`, moving it to the end of the in-dims.
@@ -269,7 +267,7 @@ impl LinearLayout {
             OP,
             ins,
             cols,
-            self.outs_raw().clone(),
+            self.outs_owned(),
             clash && self.is_surjective(),
         )
     }
