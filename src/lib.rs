@@ -36,7 +36,7 @@
 //! TTGIR) → [`triton`] (layout attributes and each release's conversions) →
 //! [`finder`] (the lowering models, search, shrinking and reproducers).
 //! [`eval`] and [`shrink_trace`] are the JSON-lines scripting protocol used by
-//! the CLI and the oracle tests; [`reference`] holds the brute-force checks
+//! the CLI and the oracle tests; [`reference`](mod@reference) holds the brute-force checks
 //! that `eval` runs on request and the `ops` fuzz target after every step,
 //! and `fuzzing` (cargo feature `fuzzing`, on by default) that target's
 //! input and interpreter. [`tutorial`] explains the maths.

@@ -26,7 +26,7 @@
 
 use crate::eval::{EvalError, WRONG_RESULT, eval};
 use serde_json::{Value, json};
-use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::panic::catch_unwind;
 
 /// The failure kind of a request whose answer panicked.
 pub const PANIC: &str = "panic";
@@ -49,7 +49,7 @@ impl Default for Shrinker {
 
 impl Shrinker {
     /// A shrinker answering requests with `eval` instead of this crate's
-    /// [`eval`](crate::eval::eval) (for tests that inject a wrong result).
+    /// [`eval`] (for tests that inject a wrong result).
     pub fn with_evaluator(eval: Evaluator) -> Self {
         Shrinker { eval }
     }
@@ -113,6 +113,7 @@ impl Shrinker {
         input: &crate::fuzzing::Input,
     ) -> Result<Option<(Value, String)>, String> {
         use crate::reference::Outcome;
+        use std::panic::AssertUnwindSafe;
         let mut found = None;
         let run = catch_unwind(AssertUnwindSafe(|| {
             crate::fuzzing::run_with(input, |step| {

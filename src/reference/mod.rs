@@ -1,5 +1,5 @@
 //! Brute-force references for every layout operation, built only on
-//! [`LinearLayout::apply`].
+//! [`LinearLayout::apply`](crate::LinearLayout::apply).
 //!
 //! The algebra computes on packed bit matrices; these checks recompute what
 //! each operation promises the slow way, input by input, so that a wrong
