@@ -36,7 +36,10 @@
 //! TTGIR) → [`triton`] (layout attributes and each release's conversions) →
 //! [`finder`] (the lowering models, search, shrinking and reproducers).
 //! [`eval`] and [`shrink_trace`] are the JSON-lines scripting protocol used by
-//! the CLI and the oracle tests. [`tutorial`] explains the maths.
+//! the CLI and the oracle tests; [`reference`](mod@reference) holds the brute-force checks
+//! that `eval` runs on request and the `ops` fuzz target after every step,
+//! and `fuzzing` (cargo feature `fuzzing`, on by default) that target's
+//! input and interpreter. [`tutorial`] explains the maths.
 
 #![warn(missing_docs)]
 
@@ -47,7 +50,10 @@ mod error;
 pub mod eval;
 pub mod finder;
 pub mod format;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 mod layout;
+pub mod reference;
 pub mod shrink_trace;
 pub mod triton;
 pub mod tutorial;

@@ -4,30 +4,156 @@
 //!
 //! "Failing" means: answering the request panics (a bug of ours, kind
 //! [`PANIC`]: what an `eval` fuzz crash holds), or it is answered with an
-//! error of a given kind. The shrinker removes in-dims, bases and out-dims
-//! of the request's layouts one at a time, keeping a change whenever the
-//! request still fails the same way, until no single removal does.
+//! error of a given kind: for a request with `"check": true`,
+//! [`WRONG_RESULT`] when the result breaks a law of the brute-force
+//! [`reference`](crate::reference). The shrinker removes in-dims, bases and
+//! out-dims of the request's layouts one at a time, keeping a change
+//! whenever the request still fails the same way, until no single removal
+//! does.
 //!
 //! A trace is JSON Lines of requests (or of `{"request", ...}` records, as
 //! the oracle files hold), or one request spread over several lines, as an
-//! `eval` fuzz artifact may be.
+//! `eval` fuzz artifact may be. An `ops` fuzz artifact is binary: it is
+//! decoded as a [`fuzzing::Input`](crate::fuzzing::Input) and run step by
+//! step ([`Shrinker::first_ops_failure`]); the first step that panics or
+//! breaks a law becomes an `eval` request with `"check": true`, shrunk like
+//! any other.
+//!
+//! A [`Shrinker`] answers requests with [`eval`] unless given another
+//! evaluator ([`Shrinker::with_evaluator`]): that is how tests exercise the
+//! machinery with a deliberately wrong result, since the crate has no known
+//! wrong answer to shrink.
 
-use crate::eval::{EvalError, eval};
+use crate::eval::{EvalError, WRONG_RESULT, eval};
 use serde_json::{Value, json};
+use std::panic::catch_unwind;
 
 /// The failure kind of a request whose answer panicked.
 pub const PANIC: &str = "panic";
 
-/// How a request fails: [`PANIC`], or the error kind our `eval` answers
-/// with. Panics are caught here; the caller may silence the panic hook
-/// (the `shrink-trace` command does), since shrinking replays the panic many
-/// times.
-pub fn failure_kind(request: &Value) -> Option<String> {
-    match std::panic::catch_unwind(|| eval(request)) {
-        Err(_) => Some(PANIC.to_string()),
-        Ok(Err(EvalError { kind, .. })) => Some(kind.to_string()),
-        Ok(Ok(_)) => None,
+/// Answers one request: [`eval`], or a stand-in in tests.
+pub type Evaluator = fn(&Value) -> Result<Value, EvalError>;
+
+/// Finds and shrinks failing requests, answering them with an
+/// [`Evaluator`].
+#[derive(Clone, Copy)]
+pub struct Shrinker {
+    eval: Evaluator,
+}
+
+impl Default for Shrinker {
+    fn default() -> Self {
+        Shrinker { eval }
     }
+}
+
+impl Shrinker {
+    /// A shrinker answering requests with `eval` instead of this crate's
+    /// [`eval`] (for tests that inject a wrong result).
+    pub fn with_evaluator(eval: Evaluator) -> Self {
+        Shrinker { eval }
+    }
+
+    /// How a request fails: [`PANIC`], or the error kind of its answer.
+    /// Panics are caught here; the caller may silence the panic hook (the
+    /// `shrink-trace` command does), since shrinking replays the panic many
+    /// times.
+    pub fn failure_kind(&self, request: &Value) -> Option<String> {
+        match self.answer(request) {
+            Err(EvalError { kind, .. }) => Some(kind.to_string()),
+            Ok(_) => None,
+        }
+    }
+
+    /// The answer to `request`, a panic turned into an error of kind
+    /// [`PANIC`].
+    pub fn answer(&self, request: &Value) -> Result<Value, EvalError> {
+        catch_unwind(|| (self.eval)(request)).unwrap_or_else(|_| {
+            Err(EvalError {
+                kind: PANIC,
+                message: "answering the request panicked".into(),
+            })
+        })
+    }
+
+    /// The smallest request (by removals) that still fails with `kind`.
+    pub fn shrink(&self, request: &Value, kind: &str) -> Value {
+        let mut best = request.clone();
+        loop {
+            let next = smaller(&best)
+                .into_iter()
+                .filter(|r| self.failure_kind(r).as_deref() == Some(kind))
+                .min_by_key(size);
+            match next {
+                Some(r) if size(&r) < size(&best) => best = r,
+                _ => return best,
+            }
+        }
+    }
+
+    /// Reads a trace (JSON Lines of requests, or of `{"request", ...}`
+    /// records, or one request over several lines) and returns the first
+    /// failing request with its kind.
+    pub fn first_failure(&self, text: &str) -> Option<(Value, String)> {
+        let failing = |v: Value| {
+            let req = v.get("request").cloned().unwrap_or(v);
+            self.failure_kind(&req).map(|k| (req, k))
+        };
+        json_requests(text).into_iter().find_map(failing)
+    }
+
+    /// Runs an `ops` fuzz input step by step, each step as an `eval`
+    /// request with `"check": true`, and returns the first that panics or
+    /// answers [`WRONG_RESULT`], with that kind. Errors are fine outcomes
+    /// of a step, as in the fuzz target. `Err` when the interpreter itself
+    /// panicked outside any step.
+    #[cfg(feature = "fuzzing")]
+    pub fn first_ops_failure(
+        &self,
+        input: &crate::fuzzing::Input,
+    ) -> Result<Option<(Value, String)>, String> {
+        use crate::reference::Outcome;
+        use std::panic::AssertUnwindSafe;
+        let mut found = None;
+        let run = catch_unwind(AssertUnwindSafe(|| {
+            crate::fuzzing::run_with(input, |step| {
+                let req = crate::eval::request(step, true);
+                match self.failure_kind(&req) {
+                    Some(k) if k == PANIC || k == WRONG_RESULT => {
+                        found = Some((req, k));
+                        Err(())
+                    }
+                    // The run goes on with the step's own result (which
+                    // did not panic just now, through the evaluator).
+                    _ => Ok(step.run().ok().and_then(Outcome::into_layout)),
+                }
+            })
+        }));
+        match run {
+            Ok(_) => Ok(found),
+            Err(_) => Err("the ops interpreter panicked outside any step".into()),
+        }
+    }
+}
+
+/// The requests of a JSON trace: one per line that parses as an object,
+/// or the whole text as one value. Empty when the text is not JSON.
+pub fn json_requests(text: &str) -> Vec<Value> {
+    let lines: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(Value::is_object)
+        .collect();
+    if lines.is_empty() {
+        // Not JSON Lines: the whole text may be one request.
+        return serde_json::from_str(text).into_iter().collect();
+    }
+    lines
+}
+
+/// [`Shrinker::failure_kind`] with this crate's `eval`.
+pub fn failure_kind(request: &Value) -> Option<String> {
+    Shrinker::default().failure_kind(request)
 }
 
 /// Every request one removal smaller than `req`.
@@ -93,19 +219,9 @@ fn size(req: &Value) -> usize {
     req.to_string().len()
 }
 
-/// The smallest request (by removals) that still fails with `kind`.
+/// [`Shrinker::shrink`] with this crate's `eval`.
 pub fn shrink(request: &Value, kind: &str) -> Value {
-    let mut best = request.clone();
-    loop {
-        let next = smaller(&best)
-            .into_iter()
-            .filter(|r| failure_kind(r).as_deref() == Some(kind))
-            .min_by_key(size);
-        match next {
-            Some(r) if size(&r) < size(&best) => best = r,
-            _ => return best,
-        }
-    }
+    Shrinker::default().shrink(request, kind)
 }
 
 fn rust_layout(lay: &Value) -> String {
@@ -145,6 +261,15 @@ pub fn as_rust_test(req: &Value, kind: &str) -> String {
             "#[test]\nfn shrunk_trace_does_not_panic() {{\n    let request = serde_json::json!({req});\n    // This panicked; a layout or a typed error are both fine.\n    let _ = linear_layout::eval::eval(&request);\n}}\n"
         );
     }
+    if kind == WRONG_RESULT {
+        // The regression test for a broken law: the checked request must
+        // not answer `wrong_result`. Any other answer (a layout, or an
+        // error where the law allows one) is right, so the test fails
+        // exactly while the result is wrong, whatever the fix looks like.
+        return format!(
+            "#[test]\nfn shrunk_trace_keeps_its_law() {{\n    // `\"check\": true` runs the brute-force reference on the result.\n    let request = serde_json::json!({req});\n    let answer = linear_layout::eval::eval(&request);\n    assert!(\n        !matches!(&answer, Err(e) if e.kind == linear_layout::eval::WRONG_RESULT),\n        \"{{answer:?}}\"\n    );\n}}\n"
+        );
+    }
     let mut s = String::from(
         "#[test]\nfn shrunk_trace() -> Result<(), linear_layout::LayoutError> {\n    use linear_layout::{LinearLayout, dim};\n",
     );
@@ -161,47 +286,67 @@ pub fn as_rust_test(req: &Value, kind: &str) -> String {
     s
 }
 
-/// The shrunk request as a Python snippet against Triton's binding.
+/// Python that checks a law of the binding's result by brute force on
+/// `apply`, for the ops the binding has; `r` is the result.
+fn python_law(op: &str) -> Option<&'static str> {
+    Some(match op {
+        "compose" => {
+            "a, b = build(req['a']), build(req['b'])\nfor x in inputs(a):\n    mid = dict(a.apply(x))\n    want = b.apply([(n, mid.get(n, 0)) for n, _ in b.bases])\n    assert r.apply(x) == want, (x, r.apply(x), want)\n"
+        }
+        "invert_and_compose" => {
+            "a, b = build(req['a']), build(req['b'])\nfor x in inputs(a):\n    assert dict(b.apply(r.apply(x))) == dict(a.apply(x)), x\n"
+        }
+        "invert" | "pseudoinvert" => {
+            "a = build(req['a'])\nfor y in itertools.product(*[[(n, v) for v in range(s)] for n, s in a.out_dims]):\n    assert dict(a.apply(r.apply(list(y)))) == dict(y), y\n"
+        }
+        _ => return None,
+    })
+}
+
+/// The shrunk request as a Python snippet against Triton's binding. For a
+/// `"check": true` request on `compose`, `invert_and_compose`, `invert` or
+/// `pseudoinvert`, the snippet also checks the law by brute force.
 pub fn as_python(req: &Value) -> String {
     let op = req["op"].as_str().unwrap_or("?");
     let mut s = String::from(
-        "import json\nfrom triton._C.libtriton.linear_layout import LinearLayout as L\n\ndef build(j):\n    return L.from_bases(j['bases'], [n for n, _ in j['out_dims']], [s for _, s in j['out_dims']], False)\n\n",
+        "import itertools, json\nfrom triton._C.libtriton.linear_layout import LinearLayout as L\n\ndef build(j):\n    return L.from_bases(j['bases'], [n for n, _ in j['out_dims']], [s for _, s in j['out_dims']], False)\n\ndef inputs(lay):\n    return [list(x) for x in itertools.product(*[[(n, v) for v in range(1 << len(b))] for n, b in lay.bases])]\n\n",
     );
     s.push_str(&format!("req = json.loads(r'''{req}''')\n"));
     let call = match op {
+        "from_bases" => {
+            "L.from_bases(req['bases'], req['out_dim_names'], req.get('out_dim_sizes'), req.get('require_surjective', True))"
+        }
         "product" => "build(req['a']) * build(req['b'])",
         "compose" => "build(req['a']).compose(build(req['b']))",
         "invert_and_compose" => "build(req['a']).invert_and_compose(build(req['b']))",
         "invert" => "build(req['a']).invert()",
         "pseudoinvert" => "build(req['a']).pseudoinvert()",
-        "apply" => "build(req['a']).apply(dict(req['input']))",
+        "apply" => "build(req['a']).apply([tuple(p) for p in req['input']])",
         "is_surjective" | "is_injective" | "is_invertible" => {
             "getattr(build(req['a']), req['op'])()"
         }
         "to_string" => "str(build(req['a']))",
         _ => "build(req['a'])  # this op is not in Triton's binding",
     };
-    s.push_str(&format!("print({call})\n"));
+    s.push_str(&format!("r = {call}\nprint(r)\n"));
+    if req.get("check") == Some(&Value::Bool(true)) {
+        match python_law(op) {
+            Some(law) => {
+                s.push_str("# The law `check` tests, by brute force on apply:\n");
+                s.push_str(law);
+                s.push_str("print('law holds')\n");
+            }
+            None => s.push_str(
+                "# `check`'s law for this op is not spelled out here: see linear_layout::reference.\n",
+            ),
+        }
+    }
     s
 }
 
-/// Reads a trace (JSON Lines of requests, or of `{"request", ...}` records)
-/// and returns the first failing request with its kind.
+/// [`Shrinker::first_failure`] with this crate's `eval`.
 pub fn first_failure(text: &str) -> Option<(Value, String)> {
-    let failing = |v: Value| {
-        let req = v.get("request").cloned().unwrap_or(v);
-        failure_kind(&req).map(|k| (req, k))
-    };
-    let lines: Vec<Value> = text
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(Value::is_object)
-        .collect();
-    if lines.is_empty() {
-        // Not JSON Lines: the whole text may be one request.
-        return serde_json::from_str(text).ok().and_then(failing);
-    }
-    lines.into_iter().find_map(failing)
+    Shrinker::default().first_failure(text)
 }
 
 /// A JSON summary of a shrink.

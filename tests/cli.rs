@@ -403,3 +403,19 @@ fn search_maps_the_pre_5905_build() {
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--triton 3.3"));
 }
+
+#[test]
+fn shrink_trace_on_a_clean_ops_corpus_seed_says_no_failure() {
+    let seed = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/ops/seed-1");
+    let out = bin().args(["shrink-trace", seed]).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no failure"), "{err}");
+    assert!(out.stdout.is_empty());
+    // Read as JSON, the same bytes hold no request.
+    let out = bin()
+        .args(["shrink-trace", "--format", "eval", seed])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+}

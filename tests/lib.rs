@@ -6,6 +6,7 @@
 //! - `laws`: algebraic laws and brute-force agreement (proptest).
 //! - `cli`: the command line, end to end.
 //! - `finder`, `op_level`: the bug finder against recorded real compiles (kernels; one-op modules).
+//! - `shrink_ops`: `ops` fuzz inputs, checked `eval` requests, and shrinking a wrong result.
 
 mod cli;
 mod encodings_replay;
@@ -14,5 +15,7 @@ mod golden;
 mod laws;
 mod op_level;
 mod oracle_replay;
+#[cfg(feature = "fuzzing")]
+mod shrink_ops;
 mod strategies;
 mod ttgir_corpus;

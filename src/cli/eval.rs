@@ -12,7 +12,10 @@ fn eval_help() -> String {
     format!(
         "Each input line is a request {{\"op\": NAME, ...}}; each output line is {{\"ok\": VALUE}} or \
          {{\"error\": {{\"kind\": ..., \"message\": ...}}}}. Layouts use Triton's JSON shape \
-         {{\"bases\": [[in_dim, [[...], ...]], ...], \"out_dims\": [[name, size], ...]}}.\n\nOps: {}",
+         {{\"bases\": [[in_dim, [[...], ...]], ...], \"out_dims\": [[name, size], ...]}}. With \
+         \"check\": true the result is also checked against a brute-force reference built on \
+         apply (layouts of at most 12 input bits are checked value by value); a broken law is \
+         answered with the kind wrong_result.\n\nOps: {}",
         OPS.join(", ")
     )
 }

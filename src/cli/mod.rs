@@ -42,7 +42,7 @@ enum Command {
     Repro(repro::ReproArgs),
     /// Run the modelled checks over a TTGIR dump.
     CheckTtgir(check_ttgir::CheckTtgirArgs),
-    /// Shrink a failing eval trace to its smallest failing request.
+    /// Shrink a failing eval trace, or a failing `ops` fuzz artifact, to its smallest failing request.
     ShrinkTrace(shrink_trace::ShrinkTraceArgs),
 }
 

@@ -1,33 +1,76 @@
 //! `linear-layout shrink-trace FILE`: the smallest request that still fails
 //! the same way, as a Rust test and a Python snippet.
 
-use clap::Args;
-use linear_layout::shrink_trace::{as_python, as_rust_test, first_failure, shrink};
+use clap::{Args, ValueEnum};
+use linear_layout::fuzzing::Input;
+use linear_layout::shrink_trace::{Shrinker, as_python, as_rust_test, json_requests};
+use serde_json::Value;
 
 #[derive(Args)]
 pub struct ShrinkTraceArgs {
     /// JSON Lines of `eval` requests (or `{"request": ...}` records, as the
-    /// oracle files hold), or an `eval` fuzz artifact (one request); the
-    /// first one that panics or answers an error is shrunk.
+    /// oracle files hold), an `eval` fuzz artifact (one request), or an
+    /// `ops` fuzz artifact (binary). For JSON, the first request that panics
+    /// or answers an error is shrunk; for an `ops` artifact, the first step
+    /// that panics or breaks a law of the brute-force reference, as an `eval`
+    /// request with `"check": true` (failure kind `wrong_result`).
     file: String,
+    /// How to read FILE: `auto` takes it as JSON when it holds any JSON
+    /// request, else as an `ops` fuzz artifact.
+    #[arg(long, value_enum, default_value = "auto")]
+    format: Format,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Auto,
+    Eval,
+    Ops,
 }
 
 pub fn run(args: ShrinkTraceArgs) -> Result<(), String> {
-    let text = std::fs::read_to_string(&args.file)
-        .map_err(|e| format!("cannot read {}: {e}", args.file))?;
+    let bytes = std::fs::read(&args.file).map_err(|e| format!("cannot read {}: {e}", args.file))?;
+    let text = std::str::from_utf8(&bytes).ok();
+    let json = text.is_some_and(|t| !json_requests(t).is_empty());
+    let ops = match args.format {
+        Format::Auto => !json,
+        Format::Eval => false,
+        Format::Ops => true,
+    };
+    let shrinker = Shrinker::default();
     // Shrinking replays a panic many times; one line about it is enough.
     let default_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
-    let found = first_failure(&text);
-    let shrunk = found.as_ref().map(|(req, kind)| shrink(req, kind));
+    let found = if ops {
+        first_ops_failure(&shrinker, &bytes)
+    } else {
+        let text = text.ok_or_else(|| format!("{} is not UTF-8 text", args.file))?;
+        shrinker.first_failure(text).ok_or_else(|| {
+            "no request in the trace fails (none panics or answers an error)".to_string()
+        })
+    };
+    let shrunk = found.map(|(req, kind)| {
+        let small = shrinker.shrink(&req, &kind);
+        let message = shrinker.answer(&small).err().map(|e| e.message);
+        (kind, small, message)
+    });
     std::panic::set_hook(default_hook);
-    let ((_, kind), small) = found
-        .zip(shrunk)
-        .ok_or("no request in the trace fails (none panics or answers an error)")?;
+    let (kind, small, message) = shrunk?;
+    let message = message.map_or(String::new(), |m| format!(" ({m})"));
     let out = format!(
-        "failure: {kind}\n\nshrunk request:\n{small}\n\nas a Rust test:\n\n{}\nas a Python snippet against Triton's binding:\n\n{}",
+        "failure: {kind}{message}\n\nshrunk request:\n{small}\n\nas a Rust test:\n\n{}\nas a Python snippet against Triton's binding:\n\n{}",
         as_rust_test(&small, &kind),
         as_python(&small)
     );
     super::print_out(&out)
+}
+
+/// Decodes and runs an `ops` fuzz artifact; its first failing step.
+fn first_ops_failure(shrinker: &Shrinker, bytes: &[u8]) -> Result<(Value, String), String> {
+    let input = Input::decode(bytes).ok_or(
+        "not JSON, and too short to decode as an `ops` fuzz input (libFuzzer skips it too)",
+    )?;
+    shrinker.first_ops_failure(&input)?.ok_or_else(|| {
+        "no failure: every step of the `ops` input runs without a panic or a broken law".into()
+    })
 }

@@ -4,8 +4,19 @@
 //! in the [JSON shape](crate::format::json) of Triton's binding. The answer is
 //! `{"ok": VALUE}` or `{"error": {"kind": KIND, "message": TEXT}}`, where
 //! `KIND` is [`LayoutError::kind`] or one of `bad_json`, `bad_request`,
-//! `unknown_op`. The CLI's `eval` command runs this over JSON Lines; the
-//! oracle tests replay recorded Triton results through it.
+//! `unknown_op`, [`WRONG_RESULT`]. The CLI's `eval` command runs this over
+//! JSON Lines; the oracle tests replay recorded Triton results through it.
+//!
+//! A request may add `"check": true`: after answering, the result is checked
+//! against the brute-force [`reference`](crate::reference) (the operation's
+//! laws, the invariants of every layout it returns, and that it did not
+//! refuse operands meeting its preconditions). A violation is answered with
+//! the kind [`WRONG_RESULT`] and the violation as message, instead of the
+//! answer. For an operation that only reads its layout `a` (`apply`,
+//! `is_injective`, …), the check is `a`'s invariants, which compare those
+//! queries with the reference; constructors check the layout they build.
+//! The operations of a [`Step`](crate::reference::Step) are the ones the `ops` fuzz target runs;
+//! [`step_of`] and [`request`] convert between the two.
 //!
 //! ```
 //! use linear_layout::eval::eval_line;
@@ -13,12 +24,20 @@
 //! assert_eq!(answer.to_string(), r#"{"ok":{"bases":[["lane",[[1],[2]]]],"out_dims":[["dim0",4]]}}"#);
 //! ```
 
+mod steps;
+
 use crate::dim::{Dim, dim};
 use crate::error::LayoutError;
 use crate::format::json::LayoutJson;
 use crate::layout::LinearLayout;
+use crate::reference::{Violation, invariants};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
+
+pub use steps::{request, step_of};
+
+/// The error kind of a `"check": true` request whose result breaks a law.
+pub const WRONG_RESULT: &str = "wrong_result";
 
 /// Why a request failed.
 #[derive(Debug)]
@@ -34,6 +53,15 @@ impl From<LayoutError> for EvalError {
         EvalError {
             kind: e.kind(),
             message: e.to_string(),
+        }
+    }
+}
+
+impl From<Violation> for EvalError {
+    fn from(v: Violation) -> Self {
+        EvalError {
+            kind: WRONG_RESULT,
+            message: v.to_string(),
         }
     }
 }
@@ -83,7 +111,17 @@ pub const OPS: &[&str] = &[
     "concat_outs",
     "divide_left",
     "divide_right",
+    "product_then_divide",
     "quotient",
+    "remove_zero_bases_along_dim",
+    "squeeze_ins",
+    "squeeze_outs",
+    "resize_in_dim",
+    "resize_out_dim",
+    "rename_in_dim",
+    "sublayout_is_zero",
+    "square_sublayout_is_identity",
+    "is_trivial_over",
     "free_variable_masks",
     "num_consecutive_in_out",
     "is_surjective",
@@ -152,7 +190,8 @@ fn dim_values(pairs: impl IntoIterator<Item = (Dim, u64)>) -> Value {
     )
 }
 
-/// Evaluates one parsed request.
+/// Evaluates one parsed request (checking the result when it asks for
+/// `"check": true`).
 pub fn eval(request: &Value) -> Result<Value, EvalError> {
     let map = request
         .as_object()
@@ -162,38 +201,58 @@ pub fn eval(request: &Value) -> Result<Value, EvalError> {
         .and_then(Value::as_str)
         .ok_or_else(|| bad("missing string field `op`"))?;
     let args = Args { map };
-    let l = |v: LinearLayout| Ok(layout_value(&v));
+    let check = args.opt::<bool>("check")?.unwrap_or(false);
+    if let Some(step) = steps::parse(op, &args)? {
+        let outcome = step.run();
+        if check {
+            step.check(&outcome)?;
+        }
+        return Ok(steps::outcome_value(outcome?));
+    }
+    let answer = other(op, &args)?;
+    if check {
+        let checked = match &answer {
+            Answer::Layout(l) => invariants(l),
+            // A query reads `a`; its invariants compare the queries with
+            // the reference.
+            Answer::Value(_) => match map.get("a") {
+                Some(_) => invariants(&args.layout("a")?),
+                None => Ok(()),
+            },
+        };
+        checked.map_err(|v| v.in_op(OPS.iter().find(|&&o| o == op).copied().unwrap_or("eval")))?;
+    }
+    Ok(match answer {
+        Answer::Layout(l) => layout_value(&l),
+        Answer::Value(v) => v,
+    })
+}
+
+/// The answer of an operation that is not a step.
+enum Answer {
+    Layout(LinearLayout),
+    Value(Value),
+}
+
+/// The operations that are not steps: constructors and queries.
+fn other(op: &str, args: &Args<'_>) -> Result<Answer, EvalError> {
+    let l = |v: LinearLayout| Ok(Answer::Layout(v));
+    let v = |v: Value| Ok(Answer::Value(v));
     match op {
         "from_bases" => {
+            // With `out_dim_sizes`, a `Step` (see `steps::parse`).
             let bases: Vec<(String, Vec<Vec<u64>>)> = args.get("bases")?;
             let bases: Vec<_> = bases.into_iter().map(|(n, v)| (dim(&n), v)).collect();
             let names = args.dims("out_dim_names")?;
             let require_surjective = args.opt::<bool>("require_surjective")?.unwrap_or(true);
-            match args.opt::<Vec<u64>>("out_dim_sizes")? {
-                // Like Triton's binding: inferred sizes always require a
-                // surjective layout, so asking for anything else is an error.
-                None if !require_surjective => Err(bad(
+            // Like Triton's binding: inferred sizes always require a
+            // surjective layout, so asking for anything else is an error.
+            if !require_surjective {
+                return Err(bad(
                     "out_dim_sizes must be provided when require_surjective is false",
-                )),
-                None => l(LinearLayout::from_bases(&bases, &names)?),
-                Some(sizes) => {
-                    if sizes.len() != names.len() {
-                        return Err(LayoutError::WrongLength {
-                            op: "from_bases",
-                            what: "out_dim_sizes".into(),
-                            got: sizes.len(),
-                            expected: names.len(),
-                        }
-                        .into());
-                    }
-                    let outs: Vec<_> = names.into_iter().zip(sizes).collect();
-                    l(LinearLayout::from_bases_with_sizes(
-                        &bases,
-                        &outs,
-                        require_surjective,
-                    )?)
-                }
+                ));
             }
+            l(LinearLayout::from_bases(&bases, &names)?)
         }
         "identity_1d" => l(LinearLayout::identity_1d(
             args.get("size")?,
@@ -212,45 +271,17 @@ pub fn eval(request: &Value) -> Result<Value, EvalError> {
             args.dim("out_dim")?,
             args.opt("out_dim_size")?.unwrap_or(1),
         )?),
-        "product" => l(args.layout("a")?.product(&args.layout("b")?)?),
-        "compose" => l(args.layout("a")?.compose(&args.layout("b")?)?),
-        "invert_and_compose" => l(args.layout("a")?.invert_and_compose(&args.layout("b")?)?),
-        "invert" => l(args.layout("a")?.invert()?),
-        "pseudoinvert" => l(args.layout("a")?.pseudoinvert()?),
         "apply" => {
             let a = args.layout("a")?;
             let input = args.dim_sizes("input")?;
-            Ok(dim_values(a.apply(&input)?))
+            v(dim_values(a.apply(&input)?))
         }
-        "reshape_ins" => l(args.layout("a")?.reshape_ins(&args.dim_sizes("dims")?)?),
-        "reshape_outs" => l(args.layout("a")?.reshape_outs(&args.dim_sizes("dims")?)?),
-        "flatten_ins" => l(args.layout("a")?.flatten_ins()?),
-        "flatten_outs" => l(args.layout("a")?.flatten_outs()?),
-        "transpose_ins" => l(args.layout("a")?.transpose_ins(&args.dims("order")?)?),
-        "transpose_outs" => l(args.layout("a")?.transpose_outs(&args.dims("order")?)?),
-        "sublayout" => l(args
-            .layout("a")?
-            .sublayout(&args.dims("ins")?, &args.dims("outs")?)?),
-        "concat_ins" => l(args.layout("a")?.concat_ins(&args.layout("b")?)?),
-        "concat_outs" => l(args.layout("a")?.concat_outs(&args.layout("b")?)?),
-        "divide_left" => Ok(args
-            .layout("a")?
-            .divide_left(&args.layout("b")?)?
-            .map_or(Value::Null, |c| layout_value(&c))),
-        "divide_right" => Ok(args
-            .layout("a")?
-            .divide_right(&args.layout("b")?)?
-            .map_or(Value::Null, |c| layout_value(&c))),
-        "quotient" => Ok(args
-            .layout("a")?
-            .quotient(&args.dims("dims")?)?
-            .map_or(Value::Null, |c| layout_value(&c))),
-        "free_variable_masks" => Ok(dim_values(args.layout("a")?.free_variable_masks())),
-        "num_consecutive_in_out" => Ok(json!(args.layout("a")?.num_consecutive_in_out())),
-        "is_surjective" => Ok(json!(args.layout("a")?.is_surjective())),
-        "is_injective" => Ok(json!(args.layout("a")?.is_injective())),
-        "is_invertible" => Ok(json!(args.layout("a")?.is_invertible())),
-        "to_string" => Ok(json!(args.layout("a")?.to_string())),
+        "free_variable_masks" => v(dim_values(args.layout("a")?.free_variable_masks())),
+        "num_consecutive_in_out" => v(json!(args.layout("a")?.num_consecutive_in_out())),
+        "is_surjective" => v(json!(args.layout("a")?.is_surjective())),
+        "is_injective" => v(json!(args.layout("a")?.is_injective())),
+        "is_invertible" => v(json!(args.layout("a")?.is_invertible())),
+        "to_string" => v(json!(args.layout("a")?.to_string())),
         "parse" => l(crate::format::parse_any(&args.get::<String>("text")?)?),
         other => Err(EvalError {
             kind: "unknown_op",
