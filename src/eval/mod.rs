@@ -190,9 +190,9 @@ fn dim_values(pairs: impl IntoIterator<Item = (Dim, u64)>) -> Value {
     )
 }
 
-/// Evaluates one parsed request (checking the result when it asks for
-/// `"check": true`).
-pub fn eval(request: &Value) -> Result<Value, EvalError> {
+/// A request's `op` and its arguments; a request that is not an object, or
+/// has no string `op`, is a `bad_request`.
+fn op_and_args(request: &Value) -> Result<(&str, Args<'_>), EvalError> {
     let map = request
         .as_object()
         .ok_or_else(|| bad("a request must be a JSON object"))?;
@@ -200,7 +200,13 @@ pub fn eval(request: &Value) -> Result<Value, EvalError> {
         .get("op")
         .and_then(Value::as_str)
         .ok_or_else(|| bad("missing string field `op`"))?;
-    let args = Args { map };
+    Ok((op, Args { map }))
+}
+
+/// Evaluates one parsed request (checking the result when it asks for
+/// `"check": true`).
+pub fn eval(request: &Value) -> Result<Value, EvalError> {
+    let (op, args) = op_and_args(request)?;
     let check = args.opt::<bool>("check")?.unwrap_or(false);
     if let Some(step) = steps::parse(op, &args)? {
         let outcome = step.run();
@@ -215,7 +221,7 @@ pub fn eval(request: &Value) -> Result<Value, EvalError> {
             Answer::Layout(l) => invariants(l),
             // A query reads `a`; its invariants compare the queries with
             // the reference.
-            Answer::Value(_) => match map.get("a") {
+            Answer::Value(_) => match args.map.get("a") {
                 Some(_) => invariants(&args.layout("a")?),
                 None => Ok(()),
             },

@@ -1,7 +1,7 @@
 //! The requests that are [`Step`]s: parsing them, writing them back, and
 //! answering with an [`Outcome`].
 
-use super::{Args, EvalError, bad, layout_value};
+use super::{Args, EvalError, layout_value};
 use crate::dim::{Dim, dim};
 use crate::error::LayoutError;
 use crate::layout::LinearLayout;
@@ -13,14 +13,8 @@ use serde_json::{Map, Value, json};
 /// such as `apply`). A request that is not an object, or has no `op`, is a
 /// `bad_request`.
 pub fn step_of(request: &Value) -> Result<Option<Step>, EvalError> {
-    let map = request
-        .as_object()
-        .ok_or_else(|| bad("a request must be a JSON object"))?;
-    let op = map
-        .get("op")
-        .and_then(Value::as_str)
-        .ok_or_else(|| bad("missing string field `op`"))?;
-    parse(op, &Args { map })
+    let (op, args) = super::op_and_args(request)?;
+    parse(op, &args)
 }
 
 pub(super) fn parse(op: &str, args: &Args<'_>) -> Result<Option<Step>, EvalError> {
