@@ -7,9 +7,10 @@
 //! error of a given kind: for a request with `"check": true`,
 //! [`WRONG_RESULT`] when the result breaks a law of the brute-force
 //! [`reference`](crate::reference). The shrinker removes in-dims, bases and
-//! out-dims of the request's layouts one at a time, keeping a change
-//! whenever the request still fails the same way, until no single removal
-//! does.
+//! out-dims of the request's layouts (under a key such as `a`, or at the top
+//! of a `from_bases` request) and names from its dim-list arguments, one at
+//! a time, keeping a change whenever the request still fails the same way,
+//! until no single removal does.
 //!
 //! A trace is JSON Lines of requests (or of `{"request", ...}` records, as
 //! the oracle files hold), or one request spread over several lines, as an
@@ -162,57 +163,108 @@ fn smaller(req: &Value) -> Vec<Value> {
     let Some(obj) = req.as_object() else {
         return out;
     };
-    for (key, lay) in obj {
-        let Some(bases) = lay.get("bases").and_then(Value::as_array) else {
+    // Layouts sit under keys (`a`, `b`), or at the top of a `from_bases`
+    // request; they are addressed by JSON pointer ("" is the request).
+    let mut layouts: Vec<String> = Vec::new();
+    if obj.contains_key("bases") {
+        layouts.push(String::new());
+    }
+    for (key, value) in obj {
+        if value.get("bases").is_some() {
+            layouts.push(format!("/{}", key.replace('~', "~0").replace('/', "~1")));
+        }
+    }
+    for path in &layouts {
+        smaller_layouts(req, path, &mut out);
+    }
+    // Drop one name from a dim-list argument (`dims`, `ins`, `order`, ...).
+    for (key, value) in obj {
+        let Some(names) = value.as_array() else {
             continue;
         };
-        let out_dims = lay
-            .get("out_dims")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        // Drop a whole in-dim.
-        for d in 0..bases.len() {
-            let mut r = req.clone();
-            if let Some(b) = r[key]["bases"].as_array_mut() {
-                b.remove(d);
-            }
-            out.push(r);
+        if names.is_empty() || !names.iter().all(Value::is_string) {
+            continue;
         }
-        // Drop one basis.
-        for (d, dim) in bases.iter().enumerate() {
-            let n = dim.get(1).and_then(Value::as_array).map_or(0, Vec::len);
-            for i in 0..n {
-                let mut r = req.clone();
-                if let Some(v) = r[key]["bases"][d][1].as_array_mut() {
-                    v.remove(i);
-                }
-                out.push(r);
-            }
-        }
-        // Drop an out-dim (and its component in every basis).
-        for k in 0..out_dims.len() {
+        for i in 0..names.len() {
             let mut r = req.clone();
-            if let Some(o) = r[key]["out_dims"].as_array_mut() {
-                o.remove(k);
-            }
-            if let Some(b) = r[key]["bases"].as_array_mut() {
-                for dim in b.iter_mut() {
-                    if let Some(vs) = dim.get_mut(1).and_then(Value::as_array_mut) {
-                        for v in vs.iter_mut() {
-                            if let Some(c) = v.as_array_mut() {
-                                if k < c.len() {
-                                    c.remove(k);
-                                }
-                            }
-                        }
-                    }
-                }
+            if let Some(list) = r[key].as_array_mut() {
+                list.remove(i);
             }
             out.push(r);
         }
     }
     out
+}
+
+/// Every request with one in-dim, basis or out-dim less in the layout at
+/// JSON pointer `path`.
+fn smaller_layouts(req: &Value, path: &str, out: &mut Vec<Value>) {
+    let bases_at = format!("{path}/bases");
+    let Some(bases) = req.pointer(&bases_at).and_then(Value::as_array) else {
+        return;
+    };
+    // The out-dims: `out_dims` pairs in a layout, or the parallel
+    // `out_dim_names` and `out_dim_sizes` of a top-level `from_bases`.
+    let out_lists: Vec<String> = ["out_dims", "out_dim_names", "out_dim_sizes"]
+        .iter()
+        .map(|key| format!("{path}/{key}"))
+        .filter(|at| req.pointer(at).is_some_and(Value::is_array))
+        .collect();
+    let out_dims = out_lists
+        .first()
+        .and_then(|at| req.pointer(at))
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    let with = |change: &dyn Fn(&mut Value)| {
+        let mut r = req.clone();
+        change(&mut r);
+        r
+    };
+    // Drop a whole in-dim.
+    for d in 0..bases.len() {
+        out.push(with(&|r| {
+            if let Some(b) = r.pointer_mut(&bases_at).and_then(Value::as_array_mut) {
+                b.remove(d);
+            }
+        }));
+    }
+    // Drop one basis.
+    for (d, dim) in bases.iter().enumerate() {
+        let n = dim.get(1).and_then(Value::as_array).map_or(0, Vec::len);
+        for i in 0..n {
+            out.push(with(&|r| {
+                let at = format!("{bases_at}/{d}/1");
+                if let Some(v) = r.pointer_mut(&at).and_then(Value::as_array_mut) {
+                    v.remove(i);
+                }
+            }));
+        }
+    }
+    // Drop an out-dim (and its component in every basis).
+    for k in 0..out_dims {
+        out.push(with(&|r| {
+            for at in &out_lists {
+                if let Some(o) = r.pointer_mut(at).and_then(Value::as_array_mut) {
+                    if k < o.len() {
+                        o.remove(k);
+                    }
+                }
+            }
+            let Some(b) = r.pointer_mut(&bases_at).and_then(Value::as_array_mut) else {
+                return;
+            };
+            for dim in b.iter_mut() {
+                let Some(vs) = dim.get_mut(1).and_then(Value::as_array_mut) else {
+                    continue;
+                };
+                for c in vs.iter_mut().filter_map(Value::as_array_mut) {
+                    if k < c.len() {
+                        c.remove(k);
+                    }
+                }
+            }
+        }));
+    }
 }
 
 fn size(req: &Value) -> usize {
@@ -352,4 +404,48 @@ pub fn first_failure(text: &str) -> Option<(Value, String)> {
 /// A JSON summary of a shrink.
 pub fn summary(before: &Value, after: &Value, kind: &str) -> Value {
     json!({"kind": kind, "before_bytes": size(before), "after_bytes": size(after), "request": after})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_top_level_from_bases_request_shrinks_bases_and_out_dims_together() {
+        // dim0 needs 4 bits but the bases reach 3 of them: not surjective.
+        let req = json!({
+            "op": "from_bases",
+            "bases": [["register", [[1, 0], [2, 0], [0, 1]]], ["lane", [[4, 0]]]],
+            "out_dim_names": ["dim0", "dim1"],
+            "out_dim_sizes": [16, 2],
+        });
+        let kind = failure_kind(&req).expect("fails");
+        assert_eq!(kind, "not_surjective");
+        let small = shrink(&req, &kind);
+        assert_eq!(failure_kind(&small).as_deref(), Some("not_surjective"));
+        // No basis is needed, and one out-dim is enough; names, sizes and
+        // components stayed parallel (else the kind would have changed).
+        assert_eq!(small["bases"], json!([]), "{small}");
+        assert_eq!(small["out_dim_names"].as_array().map(Vec::len), Some(1));
+        assert_eq!(small["out_dim_sizes"].as_array().map(Vec::len), Some(1));
+        assert!(as_python(&small).contains("L.from_bases(req['bases']"));
+    }
+
+    #[test]
+    fn dim_list_arguments_shrink() {
+        // Unknown dims in a sublayout's list. The shrinker keeps any request
+        // that fails the same way, so it may find a smaller cause; the list
+        // must at least have lost names.
+        let req = json!({
+            "op": "sublayout_is_zero",
+            "a": {"bases": [["register", [[1]]]], "out_dims": [["dim0", 2]]},
+            "ins": ["register", "nope1", "nope2"],
+            "outs": ["dim0"],
+        });
+        let kind = failure_kind(&req).expect("fails");
+        let small = shrink(&req, &kind);
+        assert_eq!(failure_kind(&small).as_deref(), Some(kind.as_str()));
+        let left = small["ins"].as_array().map_or(3, Vec::len);
+        assert!(left < 3, "{small}");
+    }
 }
