@@ -30,9 +30,9 @@ fn predict_agrees_with_every_recorded_compile() {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("triton-") && n.ends_with(".jsonl"))
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                (n.starts_with("triton-") || n.starts_with("fp8-triton-")) && n.ends_with(".jsonl")
+            })
         })
         .collect();
     files.sort();
@@ -42,7 +42,9 @@ fn predict_agrees_with_every_recorded_compile() {
         .collect();
     for want in ["3.1.0", "3.2.0", "3.3.1", "3.4.0"] {
         assert!(
-            releases.iter().any(|r| r.contains(want)),
+            releases
+                .iter()
+                .any(|r| *r == format!("triton-{want}.jsonl")),
             "no recorded grid for {want} in {releases:?}"
         );
     }
@@ -88,8 +90,12 @@ fn predict_agrees_with_every_recorded_compile() {
                 ));
             }
         }
+        // The main grids hold 800 configurations, the fp8 samples 84: a
+        // truncated file must not pass quietly.
+        let name = file.file_name().unwrap().to_string_lossy();
+        let least = if name.starts_with("fp8-") { 80 } else { 500 };
         assert!(
-            count >= 500,
+            count >= least,
             "{}: only {count} configurations",
             file.display()
         );
@@ -173,6 +179,41 @@ fn shrink_keeps_the_site_and_does_not_grow() {
     assert!(small.elements() <= cfg.elements() && small.num_warps <= cfg.num_warps);
     // Nothing smaller in any single parameter still fails there.
     assert!(small.elements() < cfg.elements());
+}
+
+#[test]
+fn fp8_dots_with_k_below_32_fail_where_3_1_and_3_2_keep_the_promotion_on_the_operand() {
+    let run = |pattern: &str, m: u64, n: u64, k: u64, x: Option<u64>, warps: u64, triton: &str| {
+        let cfg: Config = serde_json::from_value(serde_json::json!({
+            "pattern": pattern, "m": m, "n": n, "k": k, "x": x, "dtype": "fp8e4nv",
+            "num_warps": warps, "num_stages": 1, "arch": "sm90", "triton": triton,
+        }))
+        .unwrap();
+        predict(&cfg).unwrap()
+    };
+    // Operand A [16x16] has 256 elements: a cheap load from 16 warps on
+    // (512 threads), so its promotion stays on the dot operand.
+    for triton in ["3.1", "3.2"] {
+        assert_eq!(run("dot", 16, 32, 16, None, 8, triton).verdict, Verdict::Ok);
+        let p = run("dot", 16, 32, 16, None, 16, triton);
+        assert_eq!(p.verdict, Verdict::Abort, "{triton}");
+        assert!(p.site.unwrap().contains("packLLElements"));
+        assert!(p.message.unwrap().contains("expected 4 but got 8"));
+    }
+    // K = 32 is one whole 8-bit instruction: nothing to miscount.
+    assert_eq!(run("dot", 16, 32, 32, None, 16, "3.2").verdict, Verdict::Ok);
+    // 3.3 rejects K < 32 before any layout exists.
+    assert_eq!(
+        run("dot", 16, 32, 16, None, 16, "3.3").verdict,
+        Verdict::Error
+    );
+    // An fp8 P from a wgmma accumulator into an MMA v2 operand crashes 3.2
+    // at any warp count.
+    for warps in [4, 32] {
+        let p = run("chain-a", 64, 16, 32, Some(64), warps, "3.2");
+        assert_eq!(p.verdict, Verdict::Abort);
+        assert!(p.site.unwrap().contains("MMA v3 accumulator"));
+    }
 }
 
 #[test]

@@ -135,6 +135,7 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
     if mma1.version == 3 {
         v3_operands(&d1, true, cfg, trace)?;
     }
+    v2_fp8_operands(&d1, &mma1, [true, true], cfg, trace)?;
     let x = cfg.x.unwrap_or(0);
     match cfg.pattern {
         Pattern::ChainA => {
@@ -148,6 +149,7 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
             };
             let mma2 = choose_mma(cfg, &d2);
             trace.note(|| describe("dot 2", &d2, &mma2, release));
+            v2_fp8_operands(&d2, &mma2, [false, true], cfg, trace)?;
             let in_registers = a_stays_in_registers(&mma1, &mma2, cfg);
             if mma2.version == 3 {
                 v3_operands(&d2, !in_registers, cfg, trace)?;
@@ -156,6 +158,7 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
                 store_p(cfg, &mma1, cfg.m, cfg.n, trace)?;
             } else {
                 trace.note(|| "P stays in registers as operand A (convert_layout)".to_string());
+                fp8_wgmma_to_mma_v2(cfg, &mma1, &mma2)?;
             }
         }
         Pattern::ChainB => {
@@ -169,6 +172,7 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
             };
             let mma2 = choose_mma(cfg, &d2);
             trace.note(|| describe("dot 2", &d2, &mma2, release));
+            v2_fp8_operands(&d2, &mma2, [true, false], cfg, trace)?;
             if mma2.version == 3 {
                 v3_operands(&d2, true, cfg, trace)?;
                 store_p(cfg, &mma1, cfg.m, cfg.n, trace)?;
@@ -179,6 +183,64 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
         _ => {}
     }
     Ok(())
+}
+
+/// The fp8 → fp16 promotion of an MMA v2 dot's operands that come straight
+/// from a load (`loaded` = [A, B]); an operand computed by the first dot is
+/// promoted where it is produced, on the accumulator's layout.
+fn v2_fp8_operands(
+    dot: &DotShape,
+    mma: &Mma,
+    loaded: [bool; 2],
+    cfg: &Config,
+    trace: &mut Trace,
+) -> Result<(), Failure> {
+    if mma.version != 2 || dot.dtype != Dtype::Fp8e4nv {
+        return Ok(());
+    }
+    let operands = [
+        ("operand A", true, dot.m, dot.k),
+        ("operand B", false, dot.k, dot.n),
+    ];
+    for ((name, is_a, rows, cols), from_load) in operands.into_iter().zip(loaded) {
+        if !from_load {
+            continue;
+        }
+        let op = sites::fp8_promotion::Operand {
+            name,
+            is_a,
+            rows,
+            cols,
+            k: dot.k,
+            warps: mma.warps,
+            num_warps: cfg.num_warps,
+        };
+        sites::fp8_promotion::promotion(&op, cfg.triton, trace)?;
+    }
+    Ok(())
+}
+
+/// 3.2's register conversion of an fp8 P from a wgmma accumulator (dot 1 on
+/// MMA v3) to an MMA v2 dot operand (dot 2 falls back to MMA v2 because
+/// its K is below the 8-bit wgmma's 32): no pattern lowers it, the
+/// translation to LLVM IR fails on the `unrealized_conversion_cast` left
+/// behind, and the process then crashes. Measured on 3.2.0 for every
+/// `num_warps`; 3.1 fails earlier on dot 1's operands, and 3.3 rejects
+/// K < 32 in the front end.
+fn fp8_wgmma_to_mma_v2(cfg: &Config, mma1: &Mma, mma2: &Mma) -> Result<(), Failure> {
+    if cfg.triton > TritonVersion::V3_2
+        || cfg.dtype != Dtype::Fp8e4nv
+        || mma1.version != 3
+        || mma2.version != 2
+    {
+        return Ok(());
+    }
+    Err(Failure::new(
+        Ending::Crash,
+        cfg.triton,
+        "translation to LLVM IR of P's convert_layout from the MMA v3 accumulator to an MMA v2 dot operand (fp8)",
+        "error: LLVM Translation failed for operation: builtin.unrealized_conversion_cast; then a segmentation fault",
+    ))
 }
 
 /// Whether operand A (the first dot's result) of a Hopper dot stays in

@@ -1,0 +1,96 @@
+//! Triton 3.1's and 3.2's fp8 dots on MMA v2 (`mma.sync` has no fp8 form
+//! there): `AccelerateMatmul` promotes each fp8 operand to fp16 with an
+//! `fp_to_fp` on the dot-operand layout, and `RemoveLayoutConversions`
+//! moves that promotion back onto the operand's load, before shared
+//! memory, unless the load counts as cheap to rematerialize
+//! (`isExpensiveLoadOrStore`: a tensor with fewer elements than the CTA has
+//! threads). Then the promotion stays on the dot operand, and lowering it
+//! miscounts when K is below the 8-bit instruction K (32): the fp8
+//! operand's registers are laid out for one whole 8-bit instruction (its
+//! K repetitions clamp to one), the fp16 result's for K only, so the
+//! converted values are twice as many as the result's LLVM struct holds.
+//! `packLLElements` reports the mismatch and its next element access
+//! asserts (`ArrayRef::operator[]`), aborting the process.
+//!
+//! 3.3 rejects 8-bit dots with K < 32 in `semantic.py` before any layout
+//! exists (modelled in the front end), so this site is 3.1's and 3.2's.
+
+use super::Failure;
+use crate::finder::verdict::Trace;
+use crate::triton::TritonVersion;
+
+/// K of one 8-bit `mma.sync` (m16n8k32).
+const INSTR_K_8BIT: u64 = 32;
+/// K of one 16-bit `mma.sync` (m16n8k16).
+const INSTR_K_16BIT: u64 = 16;
+
+/// One fp8 operand of an MMA v2 dot that comes straight from a load.
+pub struct Operand<'a> {
+    /// `"operand A"` or `"operand B"`.
+    pub name: &'a str,
+    /// Whether it is operand A (rows M, columns K) or B (rows K, columns N).
+    pub is_a: bool,
+    /// The operand's shape.
+    pub rows: u64,
+    /// The operand's shape.
+    pub cols: u64,
+    /// The dot's reduction size.
+    pub k: u64,
+    /// The MMA's `warpsPerCTA` (along M, along N).
+    pub warps: [u64; 2],
+    /// Warps in the CTA.
+    pub num_warps: u64,
+}
+
+/// Where the promotion of `op` ends up, and whether lowering it fails.
+pub fn promotion(op: &Operand, release: TritonVersion, trace: &mut Trace) -> Result<(), Failure> {
+    if release > TritonVersion::V3_2 {
+        return Ok(());
+    }
+    let threads = 32 * op.num_warps;
+    let elements = op.rows * op.cols;
+    if elements >= threads {
+        trace.note(|| {
+            format!(
+                "{}: fp8 → fp16 promotion moved onto the load ({elements} elements ≥ {threads} threads: the load is not rematerialized)",
+                op.name
+            )
+        });
+        return Ok(());
+    }
+    trace.note(|| {
+        format!(
+            "{}: fp8 → fp16 promotion stays on the MMA v2 dot operand ({elements} elements < {threads} threads: a cheap load)",
+            op.name
+        )
+    });
+    if op.k >= INSTR_K_8BIT {
+        return Ok(());
+    }
+    // Registers of a dot operand: 4 per repetition of the instruction tile
+    // (operand B pairs its N repetitions); the 8-bit operand's K repetitions
+    // clamp to one instruction, and each of its registers holds 4 values,
+    // repacked 2 per register as fp16.
+    let outer = if op.is_a {
+        (op.rows / (16 * op.warps[0])).max(1)
+    } else {
+        ((op.cols / (8 * op.warps[1])).max(1) / 2).max(1)
+    };
+    let reps = |instr_k: u64| (op.k / instr_k).max(1);
+    let expected = 4 * outer * reps(INSTR_K_16BIT);
+    let got = 4 * outer * reps(INSTR_K_8BIT) * 4 / 2;
+    let line = match release {
+        TritonVersion::V3_1 => 1562,
+        _ => 1439,
+    };
+    Err(Failure::assertion(
+        release,
+        format!(
+            "packLLElements (include/triton/Conversion/TritonGPUToLLVM/Utility.h:{line}), lowering an fp8 → fp16 fp_to_fp on an MMA v2 dot operand"
+        ),
+        format!(
+            "size mismatch when packing elements for LLVM struct expected {expected} but got {got}; then Assertion `Index < Length && \"Invalid index!\"' failed (llvm/ADT/ArrayRef.h) [{} {}x{}, K = {} < {INSTR_K_8BIT}]",
+            op.name, op.rows, op.cols, op.k
+        ),
+    ))
+}
