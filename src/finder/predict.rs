@@ -158,7 +158,7 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
                 store_p(cfg, &mma1, cfg.m, cfg.n, trace)?;
             } else {
                 trace.note(|| "P stays in registers as operand A (convert_layout)".to_string());
-                fp8_wgmma_to_mma_v2(cfg, &mma1, &mma2)?;
+                sites::fp8_accumulator_to_v2::convert_p(cfg.dtype, &mma1, &mma2, cfg.triton)?;
             }
         }
         Pattern::ChainB => {
@@ -218,29 +218,6 @@ fn v2_fp8_operands(
         sites::fp8_promotion::promotion(&op, cfg.triton, trace)?;
     }
     Ok(())
-}
-
-/// 3.2's register conversion of an fp8 P from a wgmma accumulator (dot 1 on
-/// MMA v3) to an MMA v2 dot operand (dot 2 falls back to MMA v2 because
-/// its K is below the 8-bit wgmma's 32): no pattern lowers it, the
-/// translation to LLVM IR fails on the `unrealized_conversion_cast` left
-/// behind, and the process then crashes. Measured on 3.2.0 for every
-/// `num_warps`; 3.1 fails earlier on dot 1's operands, and 3.3 rejects
-/// K < 32 in the front end.
-fn fp8_wgmma_to_mma_v2(cfg: &Config, mma1: &Mma, mma2: &Mma) -> Result<(), Failure> {
-    if cfg.triton > TritonVersion::V3_2
-        || cfg.dtype != Dtype::Fp8e4nv
-        || mma1.version != 3
-        || mma2.version != 2
-    {
-        return Ok(());
-    }
-    Err(Failure::new(
-        Ending::Crash,
-        cfg.triton,
-        "translation to LLVM IR of P's convert_layout from the MMA v3 accumulator to an MMA v2 dot operand (fp8)",
-        "error: LLVM Translation failed for operation: builtin.unrealized_conversion_cast; then a segmentation fault",
-    ))
 }
 
 /// Whether operand A (the first dot's result) of a Hopper dot stays in
