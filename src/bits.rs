@@ -124,6 +124,19 @@ fn rank_in<const N: usize>(columns: &[u64]) -> u32 {
     present.count_ones()
 }
 
+/// `v << s`, zero once `s` reaches 64: a field that starts at bit 64 (after
+/// 64 output bits, a size-1 out-dim) is empty.
+#[inline]
+pub(crate) fn shl(v: u64, s: u32) -> u64 {
+    v.checked_shl(s).unwrap_or(0)
+}
+
+/// `v >> s`, zero once `s` reaches 64 (see [`shl`]).
+#[inline]
+pub(crate) fn shr(v: u64, s: u32) -> u64 {
+    v.checked_shr(s).unwrap_or(0)
+}
+
 /// A mask with the low `bits` bits set (`bits` may be 64).
 #[inline]
 pub(crate) fn low_mask(bits: u32) -> u64 {

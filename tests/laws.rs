@@ -295,3 +295,42 @@ fn text_round_trips_awkward_dim_names() {
         assert_eq!(text.parse::<LinearLayout>().unwrap(), l, "{text}");
     }
 }
+
+/// 64 output bits with a size-1 out-dim last: every field offset reaches
+/// 64, where a plain shift would overflow (and panic in debug builds).
+#[test]
+fn a_size_one_out_dim_after_64_bits_is_handled_everywhere() -> Result<(), linear_layout::LayoutError>
+{
+    let (x, y, z) = (dim("x"), dim("y"), dim("z"));
+    let (i, j) = (dim("i"), dim("j"));
+    let ix = LinearLayout::identity_1d(1 << 32, i, x)?;
+    let jy = LinearLayout::identity_1d(1 << 32, j, y)?;
+    let l = ix
+        .product(&jy)?
+        .product(&LinearLayout::zeros_1d(1, i, z, 1)?)?;
+    assert_eq!(l.out_dims().last(), Some((z, 1)));
+    let _ = l.to_string();
+    let bases = l.bases();
+    assert_eq!(bases[1].1[0], vec![0, 1, 0]);
+    assert_eq!(l.basis(j, 31)?.to_vec(), vec![0, 1 << 31, 0]);
+    let out = l.apply(&[(i, 5), (j, 3)])?;
+    assert_eq!(out.to_vec(), vec![(x, 5), (y, 3), (z, 0)]);
+    let t = l.transpose_outs(&[z, y, x])?;
+    assert_eq!(
+        t.apply(&[(i, 5), (j, 3)])?.to_vec(),
+        vec![(z, 0), (y, 3), (x, 5)]
+    );
+    let s = l.sublayout(&[i], &[x, z])?;
+    assert_eq!(s.out_dims().collect::<Vec<_>>(), vec![(x, 1 << 32), (z, 1)]);
+    let r = l.resize_out_dim(x, 1 << 31)?;
+    assert_eq!(r.out_dim_size(x)?, 1 << 31);
+    // 128 solve columns: refused, like Triton's one-word rows cannot hold.
+    assert!(matches!(
+        l.invert_and_compose(&l),
+        Err(linear_layout::LayoutError::TooManyBits { bits: 128, .. })
+    ));
+    assert!(l.divide_left(&ix)?.is_some());
+    // Whatever the answer, dividing must not panic.
+    let _ = l.divide_right(&jy);
+    Ok(())
+}

@@ -41,7 +41,7 @@ impl LinearLayout {
                     if comp & bits::low_mask(low) != 0 {
                         return Ok(None);
                     }
-                    packed |= (comp >> low) << super::out_shift(&outs, o);
+                    packed |= bits::shl(comp >> low, super::out_shift(&outs, o));
                 }
                 cols.push(packed);
             }
@@ -106,7 +106,7 @@ impl LinearLayout {
                         });
                         continue;
                     }
-                    packed |= comp << super::out_shift(&outs, o);
+                    packed |= bits::shl(comp, super::out_shift(&outs, o));
                 }
                 cols.push(packed);
             }

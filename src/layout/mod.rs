@@ -129,15 +129,11 @@ impl LinearLayout {
             }
         }
         let rank = bits::rank(&cols);
+        let layout = Self::from_valid_parts(ins, cols, outs, rank);
         if require_surjective && rank != out_bits {
-            return Err(LayoutError::NotSurjective {
-                op,
-                rank,
-                out_bits,
-                out_dims: DimSizes(outs.iter().map(|&(d, b)| (d, 1u64 << b)).collect()),
-            });
+            return Err(layout.not_surjective(op));
         }
-        Ok(Self::from_valid_parts(ins, cols, outs, rank))
+        Ok(layout)
     }
 
     /// A layout from parts that already satisfy every invariant
@@ -253,12 +249,8 @@ impl LinearLayout {
                 });
             }
         }
-        if let Some(&(d, size)) = out_dims.iter().find(|x| !x.1.is_power_of_two()) {
-            return Err(LayoutError::NotPowerOfTwo {
-                op,
-                what: format!("size of out-dim {d}"),
-                value: size,
-            });
+        for &(d, size) in out_dims {
+            log2_exact(op, || format!("size of out-dim {d}"), size)?;
         }
         let outs: DimBits = collect_small(
             out_dims
@@ -553,15 +545,10 @@ impl LinearLayout {
         if self.outs == *packing {
             return Cow::Borrowed(&self.cols);
         }
-        let plan: SmallVec<[Option<u32>; 4]> = self
-            .outs
-            .iter()
-            .map(|&(d, _)| {
-                let k = packing.iter().position(|x| x.0 == d);
-                k.map(|k| out_shift(packing, k))
-            })
-            .collect();
-        let repack = Repack::new(&self.outs, &plan);
+        let repack = Repack::from_fn(&self.outs, |_, d| {
+            let k = packing.iter().position(|x| x.0 == d);
+            k.map(|k| out_shift(packing, k))
+        });
         Cow::Owned(self.cols.iter().map(|&c| repack.apply(c)).collect())
     }
 
@@ -579,7 +566,7 @@ impl LinearLayout {
 
     /// One component of a packed column.
     pub(crate) fn component(&self, col: u64, k: usize) -> u64 {
-        (col >> self.out_shift(k)) & bits::low_mask(self.outs[k].1 as u32)
+        bits::shr(col, self.out_shift(k)) & bits::low_mask(self.outs[k].1 as u32)
     }
 
     /// All components of a packed column, in out-dim order.
@@ -591,7 +578,7 @@ impl LinearLayout {
     #[inline]
     pub(crate) fn unpack(&self, col: u64) -> impl Iterator<Item = (Dim, u64)> + '_ {
         self.outs.iter().scan(0u32, move |shift, &(d, b)| {
-            let c = (col >> *shift) & bits::low_mask(b as u32);
+            let c = bits::shr(col, *shift) & bits::low_mask(b as u32);
             *shift += b as u32;
             Some((d, c))
         })
@@ -659,7 +646,8 @@ impl Repack {
         let mut moves: SmallVec<[(u64, u32); 4]> = SmallVec::new();
         let mut shift = 0u32;
         for (k, &(d, b)) in src.iter().enumerate() {
-            if let Some(dest) = dest(k, d) {
+            // A size-1 field has no bits to move (and may start at bit 64).
+            if let Some(dest) = dest(k, d).filter(|_| b > 0) {
                 let mask = bits::low_mask(b as u32) << shift;
                 // A rotation moves the field up or down alike; the field never
                 // wraps because both offsets keep it within 64 bits.
@@ -677,24 +665,12 @@ impl Repack {
     /// The column in the destination packing.
     #[inline]
     pub(crate) fn apply(&self, col: u64) -> u64 {
-        apply_moves(&self.moves, col)
+        let mut out = 0;
+        for &(mask, rotation) in &self.moves {
+            out |= (col & mask).rotate_left(rotation);
+        }
+        out
     }
-
-    /// The masked rotations, to borrow once for a loop over many columns.
-    #[inline]
-    pub(crate) fn moves(&self) -> &[(u64, u32)] {
-        &self.moves
-    }
-}
-
-/// A column moved by [`Repack::moves`].
-#[inline]
-pub(crate) fn apply_moves(moves: &[(u64, u32)], col: u64) -> u64 {
-    let mut out = 0;
-    for &(mask, rotation) in moves {
-        out |= (col & mask).rotate_left(rotation);
-    }
-    out
 }
 
 /// Collects a short list into a `SmallVec` through a stack array when it

@@ -72,14 +72,14 @@ impl LinearLayout {
                 (
                     inner.ins_raw().as_slice(),
                     inner.cols_raw(),
-                    inner_moves.moves(),
+                    &inner_moves,
                     0,
                     0,
                 ),
                 (
                     outer.ins_raw().as_slice(),
                     outer.cols_raw(),
-                    outer_moves.moves(),
+                    &outer_moves,
                     0,
                     0,
                 ),
@@ -89,7 +89,7 @@ impl LinearLayout {
                     if *k < dims.len() && dims[*k].0 == d {
                         let n = dims[*k].1 as usize;
                         for j in 0..n {
-                            slots[next + j] = super::apply_moves(moves, factor_cols[*first + j]);
+                            slots[next + j] = moves.apply(factor_cols[*first + j]);
                         }
                         (next, *first, *k) = (next + n, *first + n, *k + 1);
                     }

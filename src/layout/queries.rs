@@ -210,7 +210,7 @@ impl LinearLayout {
         };
         let mut packed = 0u64;
         for (i, &(d, value)) in input.iter().enumerate() {
-            let Some((range, _)) = self.in_ranges().zip(self.ins_raw()).find(|x| x.1.0 == d) else {
+            let Some(range) = self.in_index(d).map(|k| self.in_range(k)) else {
                 return Err(mismatch());
             };
             if input[..i].iter().any(|x| x.0 == d) {

@@ -224,13 +224,13 @@ impl LinearLayout {
         outs[k].1 = bits as u8;
         let plan = shrink_plan(self.outs_raw(), &outs);
         let shift = self.out_shift(k);
-        let field = bits::low_mask(current) << shift;
+        let field = bits::shl(bits::low_mask(current), shift);
         let repack = Repack::new(self.outs_raw(), &plan);
         let cols = self
             .cols_raw()
             .iter()
             .map(|&c| {
-                let c = if (c & field) >> shift >= size {
+                let c = if bits::shr(c & field, shift) >= size {
                     c & !field
                 } else {
                     c
