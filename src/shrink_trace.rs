@@ -26,7 +26,7 @@
 //! wrong answer to shrink.
 
 use crate::eval::{EvalError, WRONG_RESULT, eval};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::panic::catch_unwind;
 
 /// The failure kind of a request whose answer panicked.
@@ -124,8 +124,9 @@ impl Shrinker {
                         found = Some((req, k));
                         Err(())
                     }
-                    // The run goes on with the step's own result (which
-                    // did not panic just now, through the evaluator).
+                    // The run goes on with the step's own result. (Through
+                    // this crate's `eval` the step just ran without a panic;
+                    // a custom evaluator's verdict says nothing about it.)
                     _ => Ok(step.run().ok().and_then(Outcome::into_layout)),
                 }
             })
@@ -147,14 +148,12 @@ pub fn json_requests(text: &str) -> Vec<Value> {
         .collect();
     if lines.is_empty() {
         // Not JSON Lines: the whole text may be one request.
-        return serde_json::from_str(text).into_iter().collect();
+        return serde_json::from_str(text)
+            .into_iter()
+            .filter(Value::is_object)
+            .collect();
     }
     lines
-}
-
-/// [`Shrinker::failure_kind`] with this crate's `eval`.
-pub fn failure_kind(request: &Value) -> Option<String> {
-    Shrinker::default().failure_kind(request)
 }
 
 /// Every request one removal smaller than `req`.
@@ -269,11 +268,6 @@ fn smaller_layouts(req: &Value, path: &str, out: &mut Vec<Value>) {
 
 fn size(req: &Value) -> usize {
     req.to_string().len()
-}
-
-/// [`Shrinker::shrink`] with this crate's `eval`.
-pub fn shrink(request: &Value, kind: &str) -> Value {
-    Shrinker::default().shrink(request, kind)
 }
 
 fn rust_layout(lay: &Value) -> String {
@@ -396,22 +390,14 @@ pub fn as_python(req: &Value) -> String {
     s
 }
 
-/// [`Shrinker::first_failure`] with this crate's `eval`.
-pub fn first_failure(text: &str) -> Option<(Value, String)> {
-    Shrinker::default().first_failure(text)
-}
-
-/// A JSON summary of a shrink.
-pub fn summary(before: &Value, after: &Value, kind: &str) -> Value {
-    json!({"kind": kind, "before_bytes": size(before), "after_bytes": size(after), "request": after})
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn a_top_level_from_bases_request_shrinks_bases_and_out_dims_together() {
+        let sh = Shrinker::default();
         // dim0 needs 4 bits but the bases reach 3 of them: not surjective.
         let req = json!({
             "op": "from_bases",
@@ -419,10 +405,10 @@ mod tests {
             "out_dim_names": ["dim0", "dim1"],
             "out_dim_sizes": [16, 2],
         });
-        let kind = failure_kind(&req).expect("fails");
+        let kind = sh.failure_kind(&req).expect("fails");
         assert_eq!(kind, "not_surjective");
-        let small = shrink(&req, &kind);
-        assert_eq!(failure_kind(&small).as_deref(), Some("not_surjective"));
+        let small = sh.shrink(&req, &kind);
+        assert_eq!(sh.failure_kind(&small).as_deref(), Some("not_surjective"));
         // No basis is needed, and one out-dim is enough; names, sizes and
         // components stayed parallel (else the kind would have changed).
         assert_eq!(small["bases"], json!([]), "{small}");
@@ -433,6 +419,7 @@ mod tests {
 
     #[test]
     fn dim_list_arguments_shrink() {
+        let sh = Shrinker::default();
         // Unknown dims in a sublayout's list. The shrinker keeps any request
         // that fails the same way, so it may find a smaller cause; the list
         // must at least have lost names.
@@ -442,9 +429,9 @@ mod tests {
             "ins": ["register", "nope1", "nope2"],
             "outs": ["dim0"],
         });
-        let kind = failure_kind(&req).expect("fails");
-        let small = shrink(&req, &kind);
-        assert_eq!(failure_kind(&small).as_deref(), Some(kind.as_str()));
+        let kind = sh.failure_kind(&req).expect("fails");
+        let small = sh.shrink(&req, &kind);
+        assert_eq!(sh.failure_kind(&small).as_deref(), Some(kind.as_str()));
         let left = small["ins"].as_array().map_or(3, Vec::len);
         assert!(left < 3, "{small}");
     }

@@ -20,6 +20,7 @@ use linear_layout::finder::check_ttgir;
 use linear_layout::triton::attr::*;
 use linear_layout::triton::print::print_attr;
 use linear_layout::triton::{Conversion, Defs, TritonVersion, parse_attr, to_linear_layout};
+use linear_layout::reference::gf2_rank;
 use linear_layout::{Dim, LinearLayout, dim};
 
 // --------------------------------------------------------------------------
@@ -484,24 +485,6 @@ fn check_layout(attr: &Attr, shape: &[u64], version: TritonVersion, l: &LinearLa
         "the layout misses tensor elements: {}",
         context()
     );
-}
-
-fn gf2_rank(mut vecs: Vec<u128>) -> u32 {
-    let mut rank = 0;
-    for bit in 0..128 {
-        let Some(p) = (rank..vecs.len()).find(|&i| vecs[i] >> bit & 1 == 1) else {
-            continue;
-        };
-        vecs.swap(rank, p);
-        let pivot = vecs[rank];
-        for (i, v) in vecs.iter_mut().enumerate() {
-            if i != rank && *v >> bit & 1 == 1 {
-                *v ^= pivot;
-            }
-        }
-        rank += 1;
-    }
-    rank as u32
 }
 
 /// Every release's conversion of `attr`; the layouts where there are some.

@@ -14,8 +14,9 @@ fn eval_help() -> String {
          {{\"error\": {{\"kind\": ..., \"message\": ...}}}}. Layouts use Triton's JSON shape \
          {{\"bases\": [[in_dim, [[...], ...]], ...], \"out_dims\": [[name, size], ...]}}. With \
          \"check\": true the result is also checked against a brute-force reference built on \
-         apply (layouts of at most 12 input bits are checked value by value); a broken law is \
+         apply (layouts of at most {} input bits are checked value by value); a broken law is \
          answered with the kind wrong_result.\n\nOps: {}",
+        linear_layout::reference::BRUTE_BITS,
         OPS.join(", ")
     )
 }

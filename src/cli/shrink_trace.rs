@@ -2,7 +2,6 @@
 //! the same way, as a Rust test and a Python snippet.
 
 use clap::{Args, ValueEnum};
-use linear_layout::fuzzing::Input;
 use linear_layout::shrink_trace::{Shrinker, as_python, as_rust_test, json_requests};
 use serde_json::Value;
 
@@ -37,14 +36,18 @@ pub fn run(args: ShrinkTraceArgs) -> Result<(), String> {
         Format::Eval => false,
         Format::Ops => true,
     };
+    let text = match (ops, text) {
+        (false, None) => return Err(format!("{} is not UTF-8 text", args.file)),
+        (_, text) => text.unwrap_or_default(),
+    };
     let shrinker = Shrinker::default();
     // Shrinking replays a panic many times; one line about it is enough.
+    // (Nothing returns early between here and restoring the hook.)
     let default_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let found = if ops {
         first_ops_failure(&shrinker, &bytes)
     } else {
-        let text = text.ok_or_else(|| format!("{} is not UTF-8 text", args.file))?;
         shrinker.first_failure(text).ok_or_else(|| {
             "no request in the trace fails (none panics or answers an error)".to_string()
         })
@@ -66,11 +69,18 @@ pub fn run(args: ShrinkTraceArgs) -> Result<(), String> {
 }
 
 /// Decodes and runs an `ops` fuzz artifact; its first failing step.
+#[cfg(feature = "fuzzing")]
 fn first_ops_failure(shrinker: &Shrinker, bytes: &[u8]) -> Result<(Value, String), String> {
-    let input = Input::decode(bytes).ok_or(
+    let input = linear_layout::fuzzing::Input::decode(bytes).ok_or(
         "not JSON, and too short to decode as an `ops` fuzz input (libFuzzer skips it too)",
     )?;
     shrinker.first_ops_failure(&input)?.ok_or_else(|| {
         "no failure: every step of the `ops` input runs without a panic or a broken law".into()
     })
+}
+
+/// Without the `fuzzing` feature there is no decoder for `ops` artifacts.
+#[cfg(not(feature = "fuzzing"))]
+fn first_ops_failure(_: &Shrinker, _: &[u8]) -> Result<(Value, String), String> {
+    Err("not JSON; reading `ops` fuzz artifacts needs the `fuzzing` feature (on by default)".into())
 }

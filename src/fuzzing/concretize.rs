@@ -2,6 +2,7 @@
 //! sizes, components and orders, as the fuzz input encodes them.
 
 use super::{DimSource, Op, Pick, Spec};
+use crate::bits::low_mask;
 use crate::dim::{Dim, dim};
 use crate::layout::LinearLayout;
 use crate::reference::Step;
@@ -18,18 +19,6 @@ const MAX_OUT_LOG2: u8 = 6;
 
 fn name(i: u8) -> Dim {
     dim(NAMES[i as usize % NAMES.len()])
-}
-
-fn log2(size: u64) -> u32 {
-    size.trailing_zeros()
-}
-
-fn mask(bits: u32) -> u64 {
-    if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    }
 }
 
 fn resolve(src: &DimSource, cur: &LinearLayout, max_log2: u8) -> Vec<(Dim, u64)> {
@@ -53,7 +42,7 @@ fn resolve(src: &DimSource, cur: &LinearLayout, max_log2: u8) -> Vec<(Dim, u64)>
         dims.reverse();
     }
     let k = (tweak >> 2) as usize % n;
-    let bits = log2(dims[k].1);
+    let bits = dims[k].1.trailing_zeros();
     let bits = match tweak % 4 {
         2 => (bits + 1).min(40),
         3 => bits.saturating_sub(1),
@@ -70,7 +59,7 @@ fn component(raw: u16, out_log2: u32) -> u64 {
     match raw >> 14 {
         1 if out_log2 > 0 => 1u64 << ((v & 63) % u64::from(out_log2)),
         2 => 0,
-        _ => v & mask(out_log2),
+        _ => v & low_mask(out_log2),
     }
 }
 
@@ -91,8 +80,12 @@ pub(super) fn build(spec: &Spec, cur: &LinearLayout) -> Step {
     let bases = ins
         .iter()
         .map(|&(d, size)| {
-            let vectors = (0..log2(size))
-                .map(|_| outs.iter().map(|&(_, s)| comp(log2(s))).collect())
+            let vectors = (0..size.trailing_zeros())
+                .map(|_| {
+                    outs.iter()
+                        .map(|&(_, s)| comp(s.trailing_zeros()))
+                        .collect()
+                })
                 .collect();
             (d, vectors)
         })

@@ -16,12 +16,11 @@
 //! corpus file (`fuzz/corpus/ops/`) means. Add variants only at the end.
 //!
 //! ```
-//! use arbitrary::{Arbitrary, Unstructured};
 //! use linear_layout::fuzzing::{Input, run};
 //!
-//! let bytes = [7u8; 64];
-//! let input = Input::arbitrary_take_rest(Unstructured::new(&bytes)).unwrap();
+//! let input = Input::decode(&[7u8; 64]).ok_or("too few bytes for an input")?;
 //! assert!(run(&input).is_ok());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 mod concretize;

@@ -4,6 +4,7 @@
 //! puts the first dim in the lowest bits, as Triton's packing does.
 
 use super::{BRUTE_BITS, Ctx, Law, Violation};
+use crate::bits::low_mask;
 use crate::dim::Dim;
 use crate::layout::LinearLayout;
 use std::collections::BTreeMap;
@@ -13,14 +14,6 @@ pub(crate) type Vals = Vec<(Dim, u64)>;
 
 pub(crate) fn log2(size: u64) -> u32 {
     size.trailing_zeros()
-}
-
-pub(crate) fn mask(bits: u32) -> u64 {
-    if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    }
 }
 
 pub(crate) fn ins_of(l: &LinearLayout) -> Vals {
@@ -37,7 +30,7 @@ pub(crate) fn unflatten(dims: &[(Dim, u64)], x: u64) -> Vals {
     dims.iter()
         .map(|&(d, size)| {
             let b = log2(size);
-            let v = (x >> shift) & mask(b);
+            let v = (x >> shift) & low_mask(b);
             shift += b;
             (d, v)
         })
@@ -97,9 +90,9 @@ pub(crate) fn restrict(x: &Vals, dims: &[(Dim, u64)]) -> Vals {
         .collect()
 }
 
-/// The rank over GF(2), by plain Gaussian elimination (independent of the
-/// crate's packed kernels).
-pub(crate) fn gf2_rank(mut vecs: Vec<u128>) -> u32 {
+/// The rank over GF(2) of vectors packed in `u128`s, by plain Gaussian
+/// elimination: independent of the crate's packed kernels, to check them.
+pub fn gf2_rank(mut vecs: Vec<u128>) -> u32 {
     let mut rank = 0;
     let mut row = 0;
     for bit in 0..128 {

@@ -63,16 +63,28 @@ pub fn invert_and_compose(a: &LinearLayout, b: &LinearLayout, c: &LinearLayout) 
 pub fn product(a: &LinearLayout, b: &LinearLayout, r: &LinearLayout) -> Checked {
     let ctx = Ctx { op: "product" };
     let size = |dims: &[(Dim, u64)], d: Dim| dims.iter().find(|x| x.0 == d).map_or(1, |x| x.1);
+    // Sizes multiply: compared as log2 sums, which cannot overflow.
+    let bits = |dims: &[(Dim, u64)], d: Dim| {
+        dims.iter()
+            .find(|x| x.0 == d)
+            .map_or(0, |x| x.1.trailing_zeros())
+    };
     let (ai, ao, bi, bo) = (ins_of(a), outs_of(a), ins_of(b), outs_of(b));
     for &(d, s) in &ins_of(r) {
-        ctx.same(s, size(&ai, d) * size(&bi, d), Law::Dims, || {
-            format!("size of in-dim {d}")
-        })?;
+        ctx.same(
+            s.trailing_zeros(),
+            bits(&ai, d) + bits(&bi, d),
+            Law::Dims,
+            || format!("log2 size of in-dim {d}"),
+        )?;
     }
     for &(d, s) in &outs_of(r) {
-        ctx.same(s, size(&ao, d) * size(&bo, d), Law::Dims, || {
-            format!("size of out-dim {d}")
-        })?;
+        ctx.same(
+            s.trailing_zeros(),
+            bits(&ao, d) + bits(&bo, d),
+            Law::Dims,
+            || format!("log2 size of out-dim {d}"),
+        )?;
     }
     let new_in = bi.iter().filter(|d| !ai.iter().any(|e| e.0 == d.0)).count();
     ctx.same(r.num_in_dims(), ai.len() + new_in, Law::Dims, || {
@@ -156,11 +168,12 @@ pub fn reshape_ins(a: &LinearLayout, r: &LinearLayout) -> Checked {
         "total in bits".into()
     })?;
     let (ai, ri) = (ins_of(a), ins_of(r));
-    if all_inputs(&ai).is_none() {
+    let Some(inputs) = all_inputs(&ai) else {
         return Ok(());
-    }
-    for x in 0..1u64 << a.total_in_bits() {
-        let want = ap(ctx, a, &unflatten(&ai, x))?;
+    };
+    // Input number `x` of `a` is flat input `x`: the same on `r`'s dims.
+    for (x, xa) in (0u64..).zip(inputs) {
+        let want = ap(ctx, a, &xa)?;
         ctx.same(ap(ctx, r, &unflatten(&ri, x))?, want, Law::Values, || {
             format!("at flat input {x}")
         })?;
@@ -417,16 +430,7 @@ pub fn sublayout_is_zero(a: &LinearLayout, ins: &[Dim], outs: &[Dim], answer: bo
     let ctx = Ctx {
         op: "sublayout_is_zero",
     };
-    let sub = a.sublayout(ins, outs).map_err(|e| {
-        ctx.fail(
-            Law::Domain,
-            format!("sublayout on the layout's own dims: {e}"),
-        )
-    })?;
-    let zero = sub
-        .bases()
-        .iter()
-        .all(|(_, v)| v.iter().flatten().all(|&c| c == 0));
+    let zero = is_zero(ctx, a, ins, outs)?;
     ctx.same(answer, zero, Law::Values, || {
         "whether every basis is zero".into()
     })
@@ -434,35 +438,76 @@ pub fn sublayout_is_zero(a: &LinearLayout, ins: &[Dim], outs: &[Dim], answer: bo
 
 /// `answer = a.square_sublayout_is_identity(dims)`: each dim has the same
 /// in and out size and the sub-layout on `dims` maps every input to
-/// itself (the input-by-input part for at most
-/// [`BRUTE_BITS`](super::BRUTE_BITS) bits only).
+/// itself (checked for at most [`BRUTE_BITS`](super::BRUTE_BITS) bits
+/// only).
 pub fn square_sublayout_is_identity(a: &LinearLayout, dims: &[Dim], answer: bool) -> Checked {
     let ctx = Ctx {
         op: "square_sublayout_is_identity",
     };
-    let sq = a.sublayout(dims, dims).map_err(|e| {
+    match is_identity(ctx, a, dims)? {
+        Some(identity) => ctx.same(answer, identity, Law::Values, || {
+            format!("identity over {dims:?}")
+        }),
+        None => Ok(()),
+    }
+}
+
+/// `answer = a.is_trivial_over(dims)`: the square sub-layout on `dims` is
+/// the identity, the other in-dims are zero on `dims` and `dims` are zero
+/// on the other out-dims (checked for at most
+/// [`BRUTE_BITS`](super::BRUTE_BITS) bits of `dims` only).
+pub fn is_trivial_over(a: &LinearLayout, dims: &[Dim], answer: bool) -> Checked {
+    let ctx = Ctx {
+        op: "is_trivial_over",
+    };
+    let Some(identity) = is_identity(ctx, a, dims)? else {
+        return Ok(());
+    };
+    let other_ins: Vec<Dim> = a.in_dim_names().filter(|d| !dims.contains(d)).collect();
+    let other_outs: Vec<Dim> = a.out_dim_names().filter(|d| !dims.contains(d)).collect();
+    let trivial =
+        identity && is_zero(ctx, a, &other_ins, dims)? && is_zero(ctx, a, dims, &other_outs)?;
+    ctx.same(answer, trivial, Law::Values, || {
+        format!("trivial over {dims:?}")
+    })
+}
+
+/// The sub-layout of `a` on `ins` → `outs`, which are `a`'s own dims.
+fn sub(ctx: Ctx, a: &LinearLayout, ins: &[Dim], outs: &[Dim]) -> Result<LinearLayout, Violation> {
+    a.sublayout(ins, outs).map_err(|e| {
         ctx.fail(
             Law::Domain,
             format!("sublayout on the layout's own dims: {e}"),
         )
-    })?;
+    })
+}
+
+/// Whether every basis of the sub-layout on `ins` → `outs` is zero.
+fn is_zero(ctx: Ctx, a: &LinearLayout, ins: &[Dim], outs: &[Dim]) -> Result<bool, Violation> {
+    Ok(sub(ctx, a, ins, outs)?
+        .bases()
+        .iter()
+        .all(|(_, v)| v.iter().flatten().all(|&c| c == 0)))
+}
+
+/// Whether the square sub-layout on `dims` maps every input to itself
+/// (equal in and out sizes first); `None` above [`BRUTE_BITS`](super::BRUTE_BITS).
+fn is_identity(ctx: Ctx, a: &LinearLayout, dims: &[Dim]) -> Result<Option<bool>, Violation> {
+    let sq = sub(ctx, a, dims, dims)?;
     let (si, so) = (ins_of(&sq), outs_of(&sq));
-    let Some(mut inputs) = all_inputs(&si) else {
-        return Ok(());
+    let Some(inputs) = all_inputs(&si) else {
+        return Ok(None);
     };
     let sizes_match = dims
         .iter()
         .all(|&d| a.in_dim_size(d).ok() == a.out_dim_size(d).ok());
-    let mut identity = sizes_match;
-    if sizes_match {
-        for x in inputs.by_ref() {
-            if flatten(ctx, &ap(ctx, &sq, &x)?, &so)? != flatten(ctx, &x, &si)? {
-                identity = false;
-                break;
-            }
+    if !sizes_match {
+        return Ok(Some(false));
+    }
+    for x in inputs {
+        if flatten(ctx, &ap(ctx, &sq, &x)?, &so)? != flatten(ctx, &x, &si)? {
+            return Ok(Some(false));
         }
     }
-    ctx.same(answer, identity, Law::Values, || {
-        format!("identity over {dims:?}")
-    })
+    Ok(Some(true))
 }

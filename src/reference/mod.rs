@@ -47,11 +47,12 @@ mod invariants;
 mod laws;
 mod step;
 
+pub use brute::gf2_rank;
 pub use invariants::invariants;
 pub use laws::{
     compose, concat_ins, concat_outs, divide_left, divide_right, inverse, invert_and_compose,
-    product, remove_zero_bases, rename_in, reshape_ins, reshape_outs, resize_out, restriction,
-    same_values, square_sublayout_is_identity, sublayout_is_zero,
+    is_trivial_over, product, remove_zero_bases, rename_in, reshape_ins, reshape_outs, resize_out,
+    restriction, same_values, square_sublayout_is_identity, sublayout_is_zero,
 };
 pub use step::{Outcome, Step};
 

@@ -330,7 +330,7 @@ impl Step {
             Step::ResizeOut { a, dim, size } => {
                 size.is_power_of_two() && a.out_dim_size(*dim).is_ok_and(|s| *size <= s)
             }
-            Step::SquareSublayoutIsIdentity { a, dims } => {
+            Step::SquareSublayoutIsIdentity { a, dims } | Step::IsTrivialOver { a, dims } => {
                 dims.iter().all(|&d| a.has_in_dim(d) && a.has_out_dim(d))
             }
             _ => return None,
@@ -339,10 +339,12 @@ impl Step {
 
     fn check_laws(&self, outcome: &Result<Outcome, LayoutError>) -> Result<(), Violation> {
         let ctx = Ctx { op: self.op() };
-        let must = self.must_succeed();
+        // Computed only where an answer depends on it: for some steps it
+        // reruns part of the operation.
+        let must = || self.must_succeed();
         let value = match outcome {
             Err(e) => {
-                return ctx.ensure(must != Some(true), Law::Domain, || {
+                return ctx.ensure(must() != Some(true), Law::Domain, || {
                     format!("refused operands that meet its preconditions: {e}")
                 });
             }
@@ -350,7 +352,7 @@ impl Step {
         };
         // Only invert and pseudoinvert promise to fail outside their domain.
         if matches!(self, Step::Invert { .. } | Step::Pseudoinvert { .. }) {
-            ctx.ensure(must != Some(false), Law::Domain, || {
+            ctx.ensure(must() != Some(false), Law::Domain, || {
                 "succeeded on a layout outside its domain".into()
             })?;
         }
@@ -390,15 +392,26 @@ impl Step {
                 self.check_layout(ctx, c)
             }
             (_, Outcome::Maybe(None)) => Ok(()),
+            // A query answered: its operand's invariants, then its law when
+            // the dims are the operand's own.
             (Step::SublayoutIsZero { a, ins, outs }, &Outcome::Bool(z)) => {
-                if must == Some(true) {
+                invariants(a)?;
+                if must() == Some(true) {
                     laws::sublayout_is_zero(a, ins, outs, z)?;
                 }
                 Ok(())
             }
             (Step::SquareSublayoutIsIdentity { a, dims }, &Outcome::Bool(id)) => {
-                if must == Some(true) {
+                invariants(a)?;
+                if must() == Some(true) {
                     laws::square_sublayout_is_identity(a, dims, id)?;
+                }
+                Ok(())
+            }
+            (Step::IsTrivialOver { a, dims }, &Outcome::Bool(t)) => {
+                invariants(a)?;
+                if must() == Some(true) {
+                    laws::is_trivial_over(a, dims, t)?;
                 }
                 Ok(())
             }

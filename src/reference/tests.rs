@@ -213,6 +213,24 @@ fn queries() -> R {
         law(square_sublayout_is_identity(&id, &[d0], false)),
         Law::Values
     );
+
+    // `id × (register → dim1)` passes dim0 through; `id × (register →
+    // dim0)` widens dim0, so it is not trivial over it.
+    let beside = id.product(&LinearLayout::identity_1d(2, reg, dim("dim1"))?)?;
+    assert_eq!(is_trivial_over(&beside, &[d0], true), Ok(()));
+    assert_eq!(law(is_trivial_over(&beside, &[d0], false)), Law::Values);
+    let widened = id.product(&LinearLayout::identity_1d(2, reg, d0)?)?;
+    assert_eq!(is_trivial_over(&widened, &[d0], false), Ok(()));
+    assert_eq!(law(is_trivial_over(&widened, &[d0], true)), Law::Values);
+    let step = Step::IsTrivialOver {
+        a: beside,
+        dims: vec![d0],
+    };
+    assert_eq!(step.check(&step.run()), Ok(()));
+    assert_eq!(
+        step.check(&Ok(Outcome::Bool(false))).map_err(|v| v.law),
+        Err(Law::Values)
+    );
     Ok(())
 }
 
