@@ -34,6 +34,7 @@ import glob
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import time
@@ -503,6 +504,7 @@ def gluon_report(args):
             bad += 1
             continue
         timed[case["name"]] = best_time(lambda: b.to_linear_layout(attr, shape), args.budget) * 1e6
+    shutil.rmtree(work, ignore_errors=True)
     if bad:
         print(f"{bad} conversions differ from Gluon's; no timing done", file=sys.stderr)
         return 1

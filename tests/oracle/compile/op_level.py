@@ -26,6 +26,10 @@ Sites (the op each module holds):
   shared_tile `local_alloc` + `local_load` of a blocked tensor through a
               leading-offset / NVMMA buffer whose swizzle tile may be larger
               than the tensor (triton #4727), sm90
+  pipelined_load
+              `async_copy_global_to_local` of triton #5882's rank-3 loads
+              into a (1, 1, 1) swizzled buffer ordered like the load (PR
+              #5905) or with dim 0 moved last (before it), sm80
 
 Subcommands (the parent runs under any python3; compiles run under the
 python of `tests/oracle/venv.sh VERSION`):
@@ -49,6 +53,7 @@ import itertools
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -360,8 +365,9 @@ SITES = {
     "pipelined_load": (pipelined_load_cases, pipelined_load_module, 80),
 }
 
-# The recorded grid: every local_load case, a seeded subset of the others
-# (the same subset for every release, so releases can be compared case by case).
+# The recorded grid: a seeded subset of the stmatrix and cp_async cases, every
+# case of the other sites (the same subset for every release, so releases can
+# be compared case by case).
 RECORD_LIMIT = {"stmatrix": 90, "cp_async": 110, "local_load": None}
 
 
@@ -423,26 +429,21 @@ def compile_cases(py, short, cases, jobs, label):
         return i, {"site": case["site"], "params": case["params"], "triton": short, "module": text, **rec}
 
     t0 = time.time()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
-        for done, fut in enumerate(concurrent.futures.as_completed([ex.submit(one, i) for i in range(len(cases))]), 1):
-            i, rec = fut.result()
-            records[i] = rec
-            extra = "" if rec["outcome"] == "ok" else "  " + rec["message"][:150]
-            print(f"[{label} {done}/{len(cases)} {time.time() - t0:.0f}s] {rec['outcome']:6} {rec['site']} "
-                  f"{json.dumps(rec['params'])}{extra}", file=sys.stderr, flush=True)
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
+            for done, fut in enumerate(concurrent.futures.as_completed([ex.submit(one, i) for i in range(len(cases))]), 1):
+                i, rec = fut.result()
+                records[i] = rec
+                extra = "" if rec["outcome"] == "ok" else "  " + rec["message"][:150]
+                print(f"[{label} {done}/{len(cases)} {time.time() - t0:.0f}s] {rec['outcome']:6} {rec['site']} "
+                      f"{json.dumps(rec['params'])}{extra}", file=sys.stderr, flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     return records
 
 
-def python_for(version):
-    p = subprocess.run(["bash", run_grid.VENV_SH, version], capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.stderr.write(p.stderr)
-        raise SystemExit(f"op_level: no python for triton {version}")
-    return p.stdout.strip().splitlines()[-1]
-
-
 def record(args):
-    py = python_for(args.triton)
+    py = run_grid.resolve_python(args)
     short = run_grid.triton_short(args.triton)
     cases = [c for c in grid() if not args.sites or c["site"] in args.sites.split(",")]
     records = compile_cases(py, short, cases, args.jobs, short)
@@ -473,7 +474,7 @@ def predicted(binary, short, text):
 
 
 def check(args):
-    py = python_for(args.triton)
+    py = run_grid.resolve_python(args)
     short = run_grid.triton_short(args.triton)
     everything = grid(limit={})
     cases = random.Random(args.seed).sample(everything, min(args.sample, len(everything)))
