@@ -22,38 +22,36 @@ pub fn run(args: CheckTtgirArgs) -> Result<(), String> {
     let text = std::fs::read_to_string(&args.file)
         .map_err(|e| format!("cannot read {}: {e}", args.file))?;
     let findings = check(&text, args.triton).map_err(|e| format!("{}: {e}", args.file))?;
-    if args.json {
-        let findings: Vec<_> = findings
+    let out = if args.json {
+        let items: Vec<_> = findings
             .iter()
             .map(|f| {
                 json!({"line": f.line, "op": f.op, "verdict": f.verdict,
                        "site": f.failure.site, "message": f.failure.message})
             })
             .collect();
-        let failed = !findings.is_empty();
-        println!(
-            "{}",
-            json!({"file": args.file, "triton": args.triton.to_string(), "findings": findings})
-        );
-        // Same exit status as the text form: 1 when something fails.
-        if failed {
-            std::process::exit(1);
-        }
-        return Ok(());
-    }
-    if findings.is_empty() {
-        println!(
-            "{}: no modelled check fails for Triton {}",
+        let report =
+            json!({"file": args.file, "triton": args.triton.to_string(), "findings": items});
+        format!("{report}\n")
+    } else if findings.is_empty() {
+        format!(
+            "{}: no modelled check fails for Triton {}\n",
             args.file, args.triton
-        );
-        return Ok(());
+        )
+    } else {
+        let mut out = String::new();
+        for f in &findings {
+            out += &format!(
+                "{}:{}: {} — {} ({})\n",
+                args.file, f.line, f.op, f.failure.message, f.failure.site
+            );
+        }
+        out + &format!("{} finding(s) for Triton {}\n", findings.len(), args.triton)
+    };
+    // A closed pipe (`| head`) is not an error; findings exit 1 in both forms.
+    super::print_out(&out)?;
+    if !findings.is_empty() {
+        std::process::exit(1);
     }
-    for f in &findings {
-        println!(
-            "{}:{}: {} — {} ({})",
-            args.file, f.line, f.op, f.failure.message, f.failure.site
-        );
-    }
-    println!("{} finding(s) for Triton {}", findings.len(), args.triton);
-    std::process::exit(1);
+    Ok(())
 }

@@ -89,24 +89,25 @@ pub fn run(args: ConvertArgs) -> Result<(), String> {
     {
         Conversion::Layout(l) => l,
         Conversion::NoLayout(reason) => {
-            println!("Triton {version} has no linear layout for this attribute: {reason}");
+            super::print_out(&format!(
+                "Triton {version} has no linear layout for this attribute: {reason}\n"
+            ))?;
             return Ok(());
         }
     };
     if args.json {
-        println!("{}", to_json_string(&layout));
+        super::print_out(&format!("{}\n", to_json_string(&layout)))?;
     } else if let Some(path) = args.svg {
         let svg = view::svg(&layout)
             .ok_or("this layout cannot be drawn (it needs 1 or 2 tensor dims)")?;
         std::fs::write(&path, svg).map_err(|e| format!("cannot write {path}: {e}"))?;
-        println!("wrote {path}");
+        super::print_out(&format!("wrote {path}\n"))?;
     } else if args.view {
-        print!(
-            "{}",
-            view::holders_table(&layout).unwrap_or_else(|| "(no table for this layout)\n".into())
-        );
+        super::print_out(
+            &view::holders_table(&layout).unwrap_or_else(|| "(no table for this layout)\n".into()),
+        )?;
     } else {
-        println!("{layout}");
+        super::print_out(&format!("{layout}\n"))?;
     }
     Ok(())
 }

@@ -127,9 +127,12 @@ pub fn run(args: PredictArgs) -> Result<(), String> {
     let cfg = args.config.config();
     let p = predict(&cfg).map_err(|e| e.to_string())?;
     if args.json {
-        println!("{}", serde_json::to_string(&p).map_err(|e| e.to_string())?);
+        super::print_out(&format!(
+            "{}\n",
+            serde_json::to_string(&p).map_err(|e| e.to_string())?
+        ))?;
     } else {
-        print!("{}", render(&cfg, &p));
+        super::print_out(&render(&cfg, &p))?;
     }
     Ok(())
 }

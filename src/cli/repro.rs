@@ -26,15 +26,17 @@ pub fn run(args: ReproArgs) -> Result<(), String> {
     let script = format!("{}/repro.py", args.out);
     std::fs::write(&script, python_script(&cfg, &expect))
         .map_err(|e| format!("cannot write {script}: {e}"))?;
-    println!("wrote {script} (run it with the triton you want to test: python3 {script})");
+    super::print_out(&format!(
+        "wrote {script} (run it with the triton you want to test: python3 {script})\n"
+    ))?;
     if let Some(module) = ttgir_module(&cfg) {
         let path = format!("{}/repro.ttgir", args.out);
         std::fs::write(&path, module).map_err(|e| format!("cannot write {path}: {e}"))?;
-        println!(
-            "wrote {path} (python3 -c 'import triton; from triton.backends.compiler import GPUTarget; triton.compile(\"{path}\", target=GPUTarget(\"cuda\", {}, 32))')",
+        super::print_out(&format!(
+            "wrote {path} (python3 -c 'import triton; from triton.backends.compiler import GPUTarget; triton.compile(\"{path}\", target=GPUTarget(\"cuda\", {}, 32))')\n",
             cfg.arch.capability()
-        );
+        ))?;
     }
-    println!("predicted for {cfg}: {expect}");
+    super::print_out(&format!("predicted for {cfg}: {expect}\n"))?;
     Ok(())
 }

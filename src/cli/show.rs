@@ -21,14 +21,14 @@ pub fn run(args: ShowArgs) -> Result<(), String> {
     let text = match &args.layout {
         Some(arg) => read_arg(arg)?,
         None => {
-            println!(
-                "(no layout given: showing the built-in example, an MMA v2 accumulator for 2 warps)"
-            );
+            super::print_out(
+                "(no layout given: showing the built-in example, an MMA v2 accumulator for 2 warps)\n",
+            )?;
             EXAMPLE.to_string()
         }
     };
     let layout = format::parse_any(&text).map_err(|e| e.to_string())?;
-    print!("{}", render(&layout));
+    super::print_out(&render(&layout))?;
     Ok(())
 }
 

@@ -15,12 +15,14 @@ pub fn run(args: ShrinkArgs) -> Result<(), String> {
     cfg.validate().map_err(|e| e.to_string())?;
     match shrink(&cfg) {
         None => {
-            println!("{cfg}\nverdict: ok — nothing fails, so there is nothing to shrink.");
+            super::print_out(&format!(
+                "{cfg}\nverdict: ok — nothing fails, so there is nothing to shrink.\n"
+            ))?;
             Ok(())
         }
         Some((small, p)) => {
-            println!("smallest configuration failing at the same site:\n");
-            print!("{}", render(&small, &p));
+            super::print_out("smallest configuration failing at the same site:\n\n")?;
+            super::print_out(&render(&small, &p))?;
             Ok(())
         }
     }
