@@ -205,4 +205,22 @@ fn check_ttgir_skips_malformed_mma_attributes() {
         let findings = linear_layout::finder::check_ttgir::check(&text, release).unwrap();
         assert_eq!(findings, vec![], "{release}");
     }
+    // A conversion to that attribute, and one of a well-formed MMA on a
+    // 48-row tensor (not a power of two): our converter refuses both, which
+    // is not a Triton assertion, so no finding in any release.
+    let mma = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>";
+    let converts = text
+        .replace(
+            "    %buf = ttg.local_alloc",
+            "    %c = ttg.convert_layout %x : tensor<64x64xf16, #blocked> -> tensor<64x64xf16, #mma>\n    %buf = ttg.local_alloc",
+        )
+        .replace(
+            "    tt.return",
+            "    %d = ttg.convert_layout %y : tensor<48x64xf16, #good> -> tensor<48x64xf16, #blocked>\n    tt.return",
+        )
+        .replace("#smem = ", &format!("#good = {mma}\n#smem = "));
+    for release in TritonVersion::ALL {
+        let findings = linear_layout::finder::check_ttgir::check(&converts, release).unwrap();
+        assert_eq!(findings, vec![], "{release}:\n{converts}");
+    }
 }

@@ -4,7 +4,7 @@
 use super::decisions::Mma;
 use super::sites::{self, Entry, Failure};
 use super::verdict::{Trace, Verdict};
-use crate::triton::attr::{Attr, Cga, NvidiaMma};
+use crate::triton::attr::{Attr, Cga};
 use crate::triton::{Conversion, Defs, TritonVersion, parse_attr, to_linear_layout};
 
 /// A finding in a TTGIR file.
@@ -87,9 +87,10 @@ fn swizzle_of(attr: &Attr) -> Option<u64> {
 }
 
 /// The Hopper MMA attribute among `attr`, if it is one.
-fn hopper_mma(attr: Attr) -> Option<NvidiaMma> {
+/// A well-formed Hopper MMA attribute (see [`Mma::from_hopper_attr`]).
+fn hopper_mma(attr: Attr) -> Option<Mma> {
     match attr {
-        Attr::NvidiaMma(m) if m.version_major == 3 => Some(m),
+        Attr::NvidiaMma(m) => Mma::from_hopper_attr(&m),
         _ => None,
     }
 }
@@ -137,7 +138,7 @@ impl OpLine<'_> {
     /// A Hopper accumulator stored into shared memory (stmatrix).
     fn mma_store(&self, release: TritonVersion) -> Option<Failure> {
         let (shape, ty, enc) = self.tensor.as_ref()?;
-        let mma = Mma::from_hopper_attr(&hopper_mma(self.attr(enc)?)?)?;
+        let mma = hopper_mma(self.attr(enc)?)?;
         let shared = self.attr(&self.buffer.as_ref()?.2)?;
         if shape.len() != 2 {
             return None;
@@ -163,7 +164,13 @@ impl OpLine<'_> {
             .into_iter()
             .flatten()
             .find_map(|name| hopper_mma(self.attr(&name)?))?;
-        sites::hopper_mma_3_1::mma_layout(&mma, [rows, cols], release, &mut Trace::new(false)).err()
+        sites::hopper_mma_3_1::mma_layout(
+            &mma.attr(),
+            [rows, cols],
+            release,
+            &mut Trace::new(false),
+        )
+        .err()
     }
 
     /// The cp.async width. A dump carries no axis analysis, so the pointers

@@ -5,7 +5,8 @@
 
 use super::config::{Arch, Config, Dtype};
 use crate::triton::TritonVersion;
-use crate::triton::attr::{Blocked, NvidiaMma};
+use crate::triton::attr::{Attr, Blocked, NvidiaMma};
+use crate::triton::print::print_attr;
 
 /// A dot's shape and element type.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -33,6 +34,11 @@ pub struct Mma {
     pub instr: Vec<u64>,
 }
 
+/// The largest warp count or instruction size [`Mma::from_hopper_attr`]
+/// accepts: far beyond any GPU, small enough that products of a few of them
+/// cannot overflow.
+pub const MAX_ENTRY: u64 = 1 << 16;
+
 impl Mma {
     /// The instruction's N.
     pub fn instr_n(&self) -> u64 {
@@ -41,10 +47,13 @@ impl Mma {
 
     /// The finder's view of a parsed Hopper MMA attribute: `None` unless it
     /// is a well-formed v3 one (two warp dims, a three-entry instruction
-    /// shape), so that a malformed dump cannot reach the site models.
+    /// shape, every entry a power of two no larger than [`MAX_ENTRY`]), so
+    /// that a malformed dump cannot reach the site models, whose arithmetic
+    /// assumes hardware-sized numbers.
     pub fn from_hopper_attr(m: &NvidiaMma) -> Option<Mma> {
+        let sane = |v: &u64| v.is_power_of_two() && *v <= MAX_ENTRY;
         match (m.version_major, &m.warps_per_cta[..], m.instr_shape.len()) {
-            (3, &[w0, w1], 3) => Some(Mma {
+            (3, &[w0, w1], 3) if [w0, w1].iter().chain(&m.instr_shape).all(sane) => Some(Mma {
                 version: 3,
                 warps: [w0, w1],
                 instr: m.instr_shape.clone(),
@@ -66,15 +75,7 @@ impl Mma {
 
     /// The TTGIR attribute (in the release's spelling).
     pub fn attr_text(&self, version: TritonVersion) -> String {
-        let instr: Vec<String> = self.instr.iter().map(u64::to_string).collect();
-        format!(
-            "#{}.nvidia_mma<{{versionMajor = {}, versionMinor = 0, warpsPerCTA = [{}, {}], instrShape = [{}]}}>",
-            version.dialect(),
-            self.version,
-            self.warps[0],
-            self.warps[1],
-            instr.join(", ")
-        )
+        print_attr(&Attr::NvidiaMma(self.attr()), version.dialect())
     }
 }
 
@@ -190,19 +191,31 @@ pub fn nvmma_swizzle(contiguous: u64, bits: u64) -> Option<u64> {
 /// builder, whatever is left over wrapping on the slowest dim.
 pub fn coalesced_load(shape: &[u64], contig: usize, bits: u64, num_warps: u64) -> Blocked {
     let rank = shape.len();
+    // Out-of-range arguments are clamped rather than trusted: no panic.
+    let contig = contig.min(rank.saturating_sub(1));
+    let num_warps = num_warps.max(1);
+    if rank == 0 {
+        return Blocked {
+            size_per_thread: vec![],
+            threads_per_warp: vec![],
+            warps_per_cta: vec![],
+            order: vec![],
+            cga: None,
+        };
+    }
     let order: Vec<usize> = std::iter::once(contig)
         .chain((0..rank).filter(|&d| d != contig))
         .collect();
-    let elements: u64 = shape.iter().product();
+    let elements = shape.iter().fold(1u64, |a, &b| a.saturating_mul(b));
     let mut size_per_thread = vec![1; rank];
     size_per_thread[contig] = (128 / bits.max(1))
         .min(shape[contig])
-        .min((elements / (32 * num_warps)).max(1));
+        .min((elements / num_warps.saturating_mul(32)).max(1));
     let threads_per_warp = spread(shape, &order, &size_per_thread, 32);
     let covered: Vec<u64> = size_per_thread
         .iter()
         .zip(&threads_per_warp)
-        .map(|(s, t)| s * t)
+        .map(|(s, t)| s.saturating_mul(*t))
         .collect();
     let warps_per_cta = spread(shape, &order, &covered, num_warps);
     Blocked {
@@ -218,23 +231,23 @@ pub fn coalesced_load(shape: &[u64], contig: usize, bits: u64, num_warps: u64) -
 /// its remaining extent (`shape / covered`) holds.
 fn spread(shape: &[u64], order: &[usize], covered: &[u64], total: u64) -> Vec<u64> {
     let mut out = vec![1; shape.len()];
-    let mut left = total;
+    let mut left = total.max(1);
     for &d in order {
         let room = (shape[d] / covered[d].max(1)).max(1);
         out[d] = room.min(left);
         left /= out[d];
     }
     if let Some(&slowest) = order.last() {
-        out[slowest] *= left;
+        out[slowest] = out[slowest].saturating_mul(left);
     }
     out
 }
 
-/// The order of the shared buffer the pipeliner stages a load in, for a
-/// load laid out in `order`: the same order from PR #5905 (3.3) on; before
-/// it, a rank-3 load's order with dim 0 moved last.
-pub fn staged_order(order: &[usize], before_5905: bool) -> Vec<usize> {
-    if before_5905 && order.len() == 3 {
+/// The order of the shared buffer the pipeliner before PR #5905 staged a
+/// load in, for a load laid out in `order`: a rank-3 load's order with dim 0
+/// moved last (from #5905 on the buffer keeps the load's own order).
+pub fn staged_order_before_5905(order: &[usize]) -> Vec<usize> {
+    if order.len() == 3 {
         order
             .iter()
             .copied()

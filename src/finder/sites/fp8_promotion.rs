@@ -47,8 +47,10 @@ pub fn promotion(op: &Operand, release: TritonVersion, trace: &mut Trace) -> Res
     if release > TritonVersion::V3_2 {
         return Ok(());
     }
-    let threads = 32 * op.num_warps;
-    let elements = op.rows * op.cols;
+    // Saturating: the arguments are hardware-sized in the finder, but this
+    // is public and must not panic on any.
+    let threads = op.num_warps.saturating_mul(32);
+    let elements = op.rows.saturating_mul(op.cols);
     if elements >= threads {
         trace.note(|| {
             format!(
@@ -72,13 +74,13 @@ pub fn promotion(op: &Operand, release: TritonVersion, trace: &mut Trace) -> Res
     // clamp to one instruction, and each of its registers holds 4 values,
     // repacked 2 per register as fp16.
     let outer = if op.is_a {
-        (op.rows / (16 * op.warps[0])).max(1)
+        (op.rows / op.warps[0].saturating_mul(16).max(1)).max(1)
     } else {
-        ((op.cols / (8 * op.warps[1])).max(1) / 2).max(1)
+        ((op.cols / op.warps[1].saturating_mul(8).max(1)).max(1) / 2).max(1)
     };
     let reps = |instr_k: u64| (op.k / instr_k).max(1);
-    let expected = 4 * outer * reps(INSTR_K_16BIT);
-    let got = 4 * outer * reps(INSTR_K_8BIT) * 4 / 2;
+    let expected = outer.saturating_mul(4 * reps(INSTR_K_16BIT));
+    let got = outer.saturating_mul(8 * reps(INSTR_K_8BIT));
     let line = match release {
         TritonVersion::V3_1 => 1562,
         _ => 1439,

@@ -76,7 +76,8 @@ pub fn swizzle_fits_3_1(
         .and_then(|&d| shape.get(d))
         .copied()
         .unwrap_or(1);
-    if max_phase == 1 || vec * max_phase <= fastest {
+    // An overflowing product cannot fit either.
+    if max_phase == 1 || vec.checked_mul(max_phase).is_some_and(|p| p <= fastest) {
         return Ok(());
     }
     Err(Failure::assertion(
