@@ -31,7 +31,10 @@ fn predict_agrees_with_every_recorded_compile() {
         .map(|e| e.unwrap().path())
         .filter(|p| {
             p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                (n.starts_with("triton-") || n.starts_with("fp8-triton-")) && n.ends_with(".jsonl")
+                ["triton-", "fp8-triton-", "inductor-small-triton-"]
+                    .iter()
+                    .any(|p| n.starts_with(p))
+                    && n.ends_with(".jsonl")
             })
         })
         .collect();
@@ -90,10 +93,17 @@ fn predict_agrees_with_every_recorded_compile() {
                 ));
             }
         }
-        // The main grids hold 800 configurations, the fp8 samples 84: a
-        // truncated file must not pass quietly.
+        // The main grids hold 800 configurations, the focused samples 84
+        // (fp8) and 32 (small inductor tiles): a truncated file must not
+        // pass quietly.
         let name = file.file_name().unwrap().to_string_lossy();
-        let least = if name.starts_with("fp8-") { 80 } else { 500 };
+        let least = if name.starts_with("fp8-") {
+            80
+        } else if name.starts_with("inductor-small-") {
+            32
+        } else {
+            500
+        };
         assert!(
             count >= least,
             "{}: only {count} configurations",

@@ -1,8 +1,10 @@
 //! One configuration → the verdict the real compiler gives.
 
 use super::config::{Arch, Config, ConfigError, Dtype, Pattern, Variant};
-use super::decisions::{DotShape, Mma, choose_mma, coalesced_load, nvmma_swizzle, staged_order};
-use super::sites::{self, Ending, Failure};
+use super::decisions::{
+    DotShape, Mma, choose_mma, coalesced_load, nvmma_swizzle, staged_order_before_5905,
+};
+use super::sites::{self, Failure};
 use super::verdict::{Prediction, Trace};
 use crate::triton::attr::{Attr, SwizzledShared};
 use crate::triton::{Conversion, TritonVersion, to_linear_layout};
@@ -40,12 +42,11 @@ fn frontend(cfg: &Config) -> Result<(), Failure> {
         } else {
             "ValueError: type fp8e4nv not supported in this architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')"
         };
-        return Err(Failure {
-            ending: Ending::Diagnostic,
-            release: cfg.triton,
-            site: "semantic analysis (triton/language/semantic.py)".into(),
-            message: message.into(),
-        });
+        return Err(Failure::diagnostic(
+            cfg.triton,
+            "semantic analysis (triton/language/semantic.py)",
+            message,
+        ));
     }
     if cfg.dtype.bits() == 8 && cfg.triton >= TritonVersion::V3_3 {
         let min_k = dot_ks(cfg).into_iter().min().unwrap_or(u64::MAX);
@@ -55,12 +56,11 @@ fn frontend(cfg: &Config) -> Result<(), Failure> {
             } else {
                 "AssertionError: Input shapes should have M >= 16, N >= 16 and K >= 32"
             };
-            return Err(Failure {
-                ending: Ending::Diagnostic,
-                release: cfg.triton,
-                site: "dot shape check (triton/language/semantic.py)".into(),
-                message: format!("{message} (a dot has K = {min_k})"),
-            });
+            return Err(Failure::diagnostic(
+                cfg.triton,
+                "dot shape check (triton/language/semantic.py)",
+                format!("{message} (a dot has K = {min_k})"),
+            ));
         }
     }
     Ok(())
@@ -284,12 +284,9 @@ fn inductor(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
     };
     let mma = choose_mma(cfg, &d);
     trace.note(|| describe("dot", &d, &mma, cfg.triton));
-    // Contiguous elements per thread of the coalesced lhs load [1, M, K]:
-    // at most 16 bytes, K, and the thread's share of the tile.
+    // Contiguous elements per thread of the coalesced lhs load [1, M, K].
     let bits = cfg.dtype.bits();
-    let per_thread = (128 / bits)
-        .min(cfg.k)
-        .min(cfg.m * cfg.k / (32 * cfg.num_warps));
+    let per_thread = coalesced_load(&[1, cfg.m, cfg.k], 2, bits, cfg.num_warps).size_per_thread[2];
     let wide = per_thread * bits >= 32;
     trace.note(|| {
         format!(
@@ -330,7 +327,7 @@ fn staged_copy(
         trace.note(|| format!("{name} load: {per_thread} × {bits} bits per thread, not pipelined"));
         return Ok(());
     }
-    let order = staged_order(&blocked.order, true);
+    let order = staged_order_before_5905(&blocked.order);
     let shared = Attr::SwizzledShared(SwizzledShared {
         vec: 1,
         per_phase: 1,
@@ -340,11 +337,12 @@ fn staged_copy(
         has_leading_offset: None,
     });
     // The layouts are valid by construction; a failure here is the model's.
-    let model_error = |message: String| Failure {
-        ending: Ending::Diagnostic,
-        release: cfg.triton,
-        site: "linear-layout's model of the pipelined copy".into(),
-        message,
+    let model_error = |message: String| {
+        Failure::diagnostic(
+            cfg.triton,
+            "linear-layout's model of the pipelined copy",
+            message,
+        )
     };
     let layout = |attr: &Attr, elem_bits| match to_linear_layout(attr, shape, cfg.triton, elem_bits)
     {

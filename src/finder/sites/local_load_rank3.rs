@@ -3,7 +3,7 @@
 //! lowering `local_load` asserts the destination is at most rank 2 unless it
 //! is a supported dot-operand layout. 3.3 lowers it through linear layouts.
 
-use super::{Ending, Failure};
+use super::Failure;
 use crate::triton::TritonVersion;
 
 /// A rank-`rank` `local_load`, into a dot-operand layout or not.
@@ -24,12 +24,9 @@ pub fn local_load(
         }
         _ => return Ok(()),
     };
-    Err(Failure {
-        ending: Ending::Assertion,
+    Err(Failure::assertion(
         release,
-        site: site.into(),
-        message:
-            "Assertion `... && \"Unexpected rank of ConvertLayout(shared->distributed)\"' failed"
-                .into(),
-    })
+        site,
+        "Assertion `... && \"Unexpected rank of ConvertLayout(shared->distributed)\"' failed",
+    ))
 }

@@ -5,7 +5,7 @@
 //! memory layout for MMAv3")` (`TritonGPUAttrDefs.cpp.inc:385`); later
 //! releases fall back to no swizzle.
 
-use super::{Ending, Failure};
+use super::Failure;
 use crate::finder::decisions::nvmma_swizzle;
 use crate::finder::verdict::Trace;
 use crate::triton::TritonVersion;
@@ -24,15 +24,14 @@ pub fn operand(
             trace.note(|| format!("{name} in NVMMA shared memory: {contiguous} contiguous elements → {s}-byte swizzle"));
             Ok(s)
         }
-        None if release <= TritonVersion::V3_2 => Err(Failure {
-            ending: Ending::Assertion,
+        None if release <= TritonVersion::V3_2 => Err(Failure::assertion(
             release,
-            site: "getSharedEncoding for an MMAv3 operand (include/triton/Dialect/TritonGPU/IR/TritonGPUAttrDefs.cpp.inc:385)".into(),
-            message: format!(
+            "getSharedEncoding for an MMAv3 operand (include/triton/Dialect/TritonGPU/IR/TritonGPUAttrDefs.cpp.inc:385)",
+            format!(
                 "unsupported shared memory layout for MMAv3: UNREACHABLE executed ({name}: {contiguous} contiguous elements of {bits} bits = {} bytes, less than a 32-byte swizzle)",
                 contiguous * bits / 8
             ),
-        }),
+        )),
         None => {
             trace.note(|| format!("{name} in NVMMA shared memory without swizzle ({contiguous} contiguous elements)"));
             Ok(0)

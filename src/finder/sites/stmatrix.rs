@@ -17,7 +17,7 @@
 //!   which pass swizzle 0.
 //! - newest: stmatrix is found generically by `divideLeft`; nothing asserts.
 
-use super::{Ending, Failure};
+use super::Failure;
 use crate::Result;
 use crate::dim::Dim;
 use crate::finder::decisions::Mma;
@@ -69,18 +69,20 @@ pub fn store(
             }
             match leading_offset_layout_3_2(s, num_cols) {
                 Ok(l) => {
-                    trace.layout(|| "stmatrix layout (3.2 leading-offset builder)".to_string(), &l);
+                    trace.layout(
+                        || "stmatrix layout (3.2 leading-offset builder)".to_string(),
+                        &l,
+                    );
                     Ok(())
                 }
-                Err(e) => Err(Failure {
-                    ending: Ending::Assertion,
+                Err(e) => Err(Failure::assertion(
                     release,
-                    site: "LinearLayout::reshapeOuts (lib/Tools/LinearLayout.cpp:562), from chooseStMatrixLayoutLeadingOffset (LinearLayoutConversions.cpp)".into(),
-                    message: format!(
+                    "LinearLayout::reshapeOuts (lib/Tools/LinearLayout.cpp:562), from chooseStMatrixLayoutLeadingOffset (LinearLayoutConversions.cpp)",
+                    format!(
                         "Assertion `getTotalOutDimSize() == std::accumulate(...)' failed ({e}; wgmma instrN = {instr_n} < {num_cols} columns per {}-byte swizzle chunk)",
                         s.swizzle
                     ),
-                }),
+                )),
             }
         }
         TritonVersion::V3_3 => {
@@ -119,14 +121,13 @@ pub fn store(
                 None
             };
             match failed {
-                Some((line, message)) => Err(Failure {
-                    ending: Ending::Assertion,
+                Some((line, message)) => Err(Failure::assertion(
                     release,
-                    site: format!(
+                    format!(
                         "chooseStMatrixLayoutLeadingOffset (lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp:{line})"
                     ),
                     message,
-                }),
+                )),
                 None => {
                     trace.note(|| "stmatrix layout (3.3 builder)".to_string());
                     Ok(())
