@@ -18,10 +18,18 @@ pub struct ReproArgs {
 pub fn run(args: ReproArgs) -> Result<(), String> {
     let cfg = args.config.config();
     let p = predict(&cfg).map_err(|e| e.to_string())?;
-    let expect = match (&p.site, &p.message) {
+    let mut expect = match (&p.site, &p.message) {
         (Some(site), Some(_)) => format!("{} at {site}", p.verdict),
         _ => p.verdict.to_string(),
     };
+    if let Some(variant) = cfg.variant {
+        // No released wheel is that build: a real 3.3.x should compile it.
+        expect += &format!(
+            " (for the {} development build; a released Triton {} should compile it)",
+            variant.name(),
+            cfg.triton
+        );
+    }
     std::fs::create_dir_all(&args.out).map_err(|e| format!("cannot create {}: {e}", args.out))?;
     let script = format!("{}/repro.py", args.out);
     std::fs::write(&script, python_script(&cfg, &expect))

@@ -178,7 +178,9 @@ pub enum Variant {
     /// Triton between 3.2.0 and 3.3.0 (early 2025, triton #5882): 3.3's
     /// pipeliner and lowering, but the shared order of a pipelined rank-3
     /// load is still the load's order with dim 0 moved last, as before
-    /// PR #5905. Use with `triton` 3.3.
+    /// PR #5905. Use with `triton` 3.3. That its pipeliner staged both
+    /// rank-3 loads with cp.async is an assumption read from the source
+    /// history, not a measured build (`notes/finder-lowering.md`).
     #[serde(rename = "pre-5905")]
     Pre5905,
 }
