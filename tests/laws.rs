@@ -108,6 +108,26 @@ proptest! {
     }
 
     #[test]
+    fn product_of_factors_over_the_same_dims_obeys_the_brute_force_law(
+        (a, b) in layout_with_bits(6).prop_flat_map(|a| {
+            // A second factor over exactly `a`'s dims, with its own sizes
+            // and bases: the case `product` answers on a shorter path.
+            let ins: Vec<Dim> = a.in_dim_names().collect();
+            let outs: Vec<Dim> = a.out_dim_names().collect();
+            let sizes = proptest::collection::vec((0usize..=2, 0u32..=3), ins.len().max(outs.len()));
+            (Just(a), sizes).prop_flat_map(move |(a, sizes)| {
+                let b_ins = ins.iter().zip(&sizes).map(|(&d, s)| (d, s.0)).collect();
+                let b_outs = outs.iter().zip(&sizes).map(|(&d, s)| (d, s.1)).collect();
+                (Just(a), layout_exact(b_ins, b_outs))
+            })
+        })
+    ) {
+        let p = a.product(&b).unwrap();
+        prop_assert_eq!(linear_layout::reference::product(&a, &b, &p), Ok(()));
+        prop_assert_eq!(linear_layout::reference::invariants(&p), Ok(()));
+    }
+
+    #[test]
     fn product_is_inner_on_low_bits_and_outer_on_high_bits(a in layout_with_bits(6), b in layout_with_bits(6)) {
         let p = a.product(&b).unwrap();
         for x in all_inputs(&p) {

@@ -104,7 +104,7 @@ impl LinearLayout {
 
     /// Builds a layout from packed parts, checking the limits and computing
     /// the rank. Every constructor whose dims come from its caller funnels
-    /// through here.
+    /// through here or through [`validate`](Self::validate).
     pub(crate) fn from_parts(
         op: &'static str,
         ins: DimBits,
@@ -112,13 +112,22 @@ impl LinearLayout {
         outs: DimBits,
         require_surjective: bool,
     ) -> Result<Self> {
-        check_distinct(op, Side::In, ins.iter().map(|d| d.0))?;
-        check_distinct(op, Side::Out, outs.iter().map(|d| d.0))?;
-        let in_bits: u32 = ins.iter().map(|d| d.1 as u32).sum();
-        let out_bits: u32 = outs.iter().map(|d| d.1 as u32).sum();
+        in_place(|out| {
+            (out.ins, out.cols, out.outs) = (ins, cols, outs);
+            out.validate(op, require_surjective)
+        })
+    }
+
+    /// Checks parts written in place (the checks of
+    /// [`from_parts`](Self::from_parts)) and caches their rank.
+    pub(crate) fn validate(&mut self, op: &'static str, require_surjective: bool) -> Result<()> {
+        check_distinct_dims(op, Side::In, &self.ins)?;
+        check_distinct_dims(op, Side::Out, &self.outs)?;
+        let in_bits: u32 = self.ins.iter().map(|d| d.1 as u32).sum();
+        let out_bits: u32 = self.outs.iter().map(|d| d.1 as u32).sum();
         check_bit_limits(op, in_bits as usize, out_bits)?;
         // Each size must itself fit in a u64.
-        for (side, dims) in [(Side::In, &ins), (Side::Out, &outs)] {
+        for (side, dims) in [(Side::In, &self.ins), (Side::Out, &self.outs)] {
             if let Some(&(d, bits)) = dims.iter().find(|x| x.1 as u32 > MAX_DIM_BITS) {
                 return Err(LayoutError::TooLarge {
                     op,
@@ -128,12 +137,13 @@ impl LinearLayout {
                 });
             }
         }
-        let rank = bits::rank(&cols);
-        let layout = Self::from_valid_parts(ins, cols, outs, rank);
+        let rank = bits::rank(&self.cols);
+        self.rank = rank as u8;
+        debug_assert!(self.invariants_hold(), "invalid parts: {self:?}");
         if require_surjective && rank != out_bits {
-            return Err(layout.not_surjective(op));
+            return Err(self.not_surjective(op));
         }
-        Ok(layout)
+        Ok(())
     }
 
     /// A layout from parts that already satisfy every invariant
@@ -252,20 +262,23 @@ impl LinearLayout {
         for &(d, size) in out_dims {
             log2_exact(op, || format!("size of out-dim {d}"), size)?;
         }
-        let outs: DimBits = collect_small(
-            out_dims
-                .iter()
-                .map(|&(d, size)| (d, size.trailing_zeros() as u8)),
-        );
-        check_bit_limits(op, in_bits, outs.iter().map(|d| d.1 as u32).sum())?;
-        let out_slice: &[(Dim, u8)] = &outs;
-        let cols = cols_from_fn(in_bits, |slots| {
+        in_place(|out| {
+            // Summed while pushing: reading the fresh entries back would wait
+            // on the store buffer.
+            let mut out_bits = 0;
+            for &(d, size) in out_dims {
+                out.outs.push((d, size.trailing_zeros() as u8));
+                out_bits += size.trailing_zeros();
+            }
+            check_bit_limits(op, in_bits, out_bits)?;
+            out.cols.resize(in_bits, 0);
+            let slots = out.cols.as_mut_slice();
             let mut next = 0;
             for (in_dim, vectors) in bases {
                 for (index, basis) in vectors.iter().enumerate() {
                     let mut packed = 0u64;
                     let mut shift = 0u32;
-                    for (&c, &(out_dim, log2)) in basis.iter().zip(out_slice) {
+                    for (&c, &(out_dim, log2)) in basis.iter().zip(&out.outs) {
                         // Sizes are powers of two below 2^64, so `log2 < 64`.
                         if c >> log2 != 0 {
                             return Err(LayoutError::ComponentOutOfRange {
@@ -285,10 +298,11 @@ impl LinearLayout {
                     next += 1;
                 }
             }
-            Ok(())
-        })?;
-        let ins = collect_small(bases.iter().map(|(d, vectors)| (*d, vectors.len() as u8)));
-        Self::from_parts(op, ins, cols, outs, require_surjective)
+            for (d, vectors) in bases {
+                out.ins.push((*d, vectors.len() as u8));
+            }
+            out.validate(op, require_surjective)
+        })
     }
 
     /// `x ↦ x` on `size` elements: bases `1, 2, 4, …, size/2`. A size of 0
@@ -584,6 +598,19 @@ impl LinearLayout {
         })
     }
 
+    /// Gives an empty layout being written in place these dims, element by
+    /// element (a dim list is short; `memcpy` calls cost more).
+    #[inline]
+    pub(crate) fn set_dims(&mut self, ins: &[(Dim, u8)], outs: &[(Dim, u8)]) {
+        debug_assert!(self.ins.is_empty() && self.outs.is_empty());
+        for &d in ins {
+            self.ins.push(d);
+        }
+        for &d in outs {
+            self.outs.push(d);
+        }
+    }
+
     /// A copy of the in-dims, for a result that keeps them.
     #[inline]
     pub(crate) fn ins_owned(&self) -> DimBits {
@@ -628,6 +655,7 @@ pub(crate) fn out_shift(outs: &DimBits, k: usize) -> u32 {
 /// kept source out-dim becomes one masked rotation (its field moves from its
 /// source offset to its destination offset), and fields that move by the
 /// same amount share one mask.
+#[derive(Default)]
 pub(crate) struct Repack {
     moves: SmallVec<[(u64, u32); 4]>,
 }
@@ -643,7 +671,18 @@ impl Repack {
     /// out-dim's index and name.
     #[inline]
     pub(crate) fn from_fn(src: &[(Dim, u8)], dest: impl Fn(usize, Dim) -> Option<u32>) -> Self {
-        let mut moves: SmallVec<[(u64, u32); 4]> = SmallVec::new();
+        let mut repack = Repack::default();
+        repack.plan(src, dest);
+        repack
+    }
+
+    /// Fills an empty `Repack` in place, as [`from_fn`](Self::from_fn) would
+    /// build it. Hot callers keep the `Repack` in their own frame this way:
+    /// moving one right after its last write stalls on the store buffer for
+    /// longer than building it takes.
+    #[inline]
+    pub(crate) fn plan(&mut self, src: &[(Dim, u8)], dest: impl Fn(usize, Dim) -> Option<u32>) {
+        debug_assert!(self.moves.is_empty());
         let mut shift = 0u32;
         for (k, &(d, b)) in src.iter().enumerate() {
             // A size-1 field has no bits to move (and may start at bit 64).
@@ -652,14 +691,13 @@ impl Repack {
                 // A rotation moves the field up or down alike; the field never
                 // wraps because both offsets keep it within 64 bits.
                 let rotation = dest.wrapping_sub(shift) & 63;
-                match moves.iter_mut().find(|m| m.1 == rotation) {
+                match self.moves.iter_mut().find(|m| m.1 == rotation) {
                     Some(m) => m.0 |= mask,
-                    None => moves.push((mask, rotation)),
+                    None => self.moves.push((mask, rotation)),
                 }
             }
             shift += b as u32;
         }
-        Repack { moves }
     }
 
     /// The column in the destination packing.
@@ -673,44 +711,21 @@ impl Repack {
     }
 }
 
-/// Collects a short list into a `SmallVec` through a stack array when it
-/// fits inline: `SmallVec`'s own `collect` checks capacity per element,
-/// which costs more than the few elements of a dim list do.
-#[inline]
-pub(crate) fn collect_small<T: Copy, const N: usize>(
-    mut items: impl ExactSizeIterator<Item = T>,
-) -> SmallVec<[T; N]>
-where
-    [T; N]: smallvec::Array<Item = T>,
-{
-    let n = items.len();
-    if n > N {
-        return items.collect();
+/// Runs `fill` on an empty layout that is already the caller's return value.
+///
+/// Operations write their result in place through this: a layout is a few
+/// hundred bytes, and copying one right after writing it waits on the store
+/// buffer for longer than most operations take. Returning the one local
+/// `result` on every path lets the compiler build it in the return slot.
+#[inline(always)]
+pub(crate) fn in_place(fill: impl FnOnce(&mut LinearLayout) -> Result<()>) -> Result<LinearLayout> {
+    let mut result = Ok(LinearLayout::empty());
+    if let Ok(out) = &mut result
+        && let Err(e) = fill(out)
+    {
+        result = Err(e);
     }
-    let Some(first) = items.next() else {
-        return SmallVec::new();
-    };
-    let mut buf = [first; N];
-    for (slot, item) in buf[1..n].iter_mut().zip(items) {
-        *slot = item;
-    }
-    SmallVec::from_buf_and_len(buf, n)
-}
-
-/// `n` columns (at most [`MAX_BITS`]) filled in by `fill`: on the stack when
-/// they fit inline, so the common small layout needs no bookkeeping per
-/// column.
-#[inline]
-pub(crate) fn cols_from_fn(n: usize, fill: impl FnOnce(&mut [u64]) -> Result<()>) -> Result<Cols> {
-    if n <= COLS_INLINE {
-        let mut buf = [0u64; COLS_INLINE];
-        fill(&mut buf[..n])?;
-        Ok(Cols::from_buf_and_len(buf, n))
-    } else {
-        let mut v = vec![0u64; n];
-        fill(&mut v)?;
-        Ok(Cols::from_vec(v))
-    }
+    result
 }
 
 /// At most [`MAX_BITS`] input bits and [`MAX_BITS`] output bits.
@@ -750,6 +765,18 @@ pub(crate) fn log2_exact(
             value,
         })
     }
+}
+
+/// [`check_distinct`] on a layout's own dim list, indexed directly: this
+/// runs on every constructed layout.
+fn check_distinct_dims(op: &'static str, side: Side, dims: &[(Dim, u8)]) -> Result<()> {
+    for i in 1..dims.len() {
+        let d = dims[i].0;
+        if dims[..i].iter().any(|e| e.0 == d) {
+            return Err(LayoutError::DuplicateDim { op, side, dim: d });
+        }
+    }
+    Ok(())
 }
 
 pub(crate) fn check_distinct(
