@@ -286,11 +286,12 @@ fn the_pre_5905_build_reproduces_triton_5882_and_3_3_fixes_it() {
     ] {
         assert_eq!(predict(&other).unwrap().verdict, Verdict::Ok, "{other}");
     }
-    // The variant names a build between 3.2 and 3.3 only.
+    // The variant is modelled on 3.3 and names no other release.
     let wrong = Config {
         triton: TritonVersion::V3_2,
         ..cfg
     };
     let err = predict(&wrong).unwrap_err();
-    assert!(err.to_string().contains("use it with triton 3.3"), "{err}");
+    assert!(err.to_string().contains("modelled on triton 3.3"), "{err}");
+    assert!(err.to_string().contains("(got 3.2)"), "{err}");
 }

@@ -71,10 +71,16 @@ pub fn run(args: SearchArgs) -> Result<(), String> {
         archs: or_default(&args.arch, d.archs),
         releases: match args.variant {
             // A development build sits on one release.
-            Some(_) if args.triton.iter().any(|&t| t != TritonVersion::V3_3) => {
-                return Err("--variant pre-5905 is a build between 3.2 and 3.3: use it with --triton 3.3 (or no --triton)".into());
-            }
-            Some(_) => vec![TritonVersion::V3_3],
+            Some(v) => match args.triton.iter().find(|&&t| t != v.release()) {
+                Some(&t) => {
+                    let release = v.release();
+                    return Err(format!(
+                        "{}; pass --triton {release} or no --triton",
+                        v.wrong_release(t)
+                    ));
+                }
+                None => vec![v.release()],
+            },
             None => or_default(&args.triton, d.releases),
         },
         variant: args.variant,

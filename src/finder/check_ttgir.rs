@@ -4,7 +4,7 @@
 use super::decisions::Mma;
 use super::sites::{self, Entry, Failure};
 use super::verdict::{Trace, Verdict};
-use crate::triton::attr::{Attr, Cga};
+use crate::triton::attr::Attr;
 use crate::triton::{Conversion, Defs, TritonVersion, parse_attr, to_linear_layout};
 
 /// A finding in a TTGIR file.
@@ -193,20 +193,14 @@ impl OpLine<'_> {
         let reg_layout = layout(&regs, None)?;
         let shared_layout = layout(&shared, Some(bits));
         let order0 = blocked.order.first().copied().unwrap_or(0);
-        let copy = sites::cp_async::AsyncCopy {
-            regs: &reg_layout,
-            shared: shared_layout.as_ref(),
+        let copy = sites::cp_async::AsyncCopy::coalesced(
+            &reg_layout,
+            shared_layout.as_ref(),
             shape,
-            shared_order: &swizzled.order,
-            shared_vec: swizzled.vec,
-            max_phase: swizzled.max_phase,
-            cta_split_num: match &swizzled.cga {
-                Some(Cga::Split { cta_split_num, .. }) => cta_split_num,
-                _ => &[],
-            },
+            order0,
+            swizzled,
             bits,
-            max_vec: sites::cp_async::coalesced_contiguity(&reg_layout, shape, order0, bits),
-        };
+        );
         sites::cp_async::copy(&copy, release, &mut Trace::new(false)).err()
     }
 

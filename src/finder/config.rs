@@ -192,6 +192,22 @@ impl Variant {
             Variant::Pre5905 => "pre-5905",
         }
     }
+
+    /// The release the build is modelled on, the only one it combines with.
+    pub fn release(self) -> TritonVersion {
+        match self {
+            Variant::Pre5905 => TritonVersion::V3_3,
+        }
+    }
+
+    /// Why a configuration names this build with another release.
+    pub fn wrong_release(self, got: TritonVersion) -> String {
+        format!(
+            "variant {} is a development build modelled on triton {}: use it with that release (got {got})",
+            self.name(),
+            self.release()
+        )
+    }
 }
 
 impl std::str::FromStr for Variant {
@@ -279,14 +295,8 @@ impl Config {
                 self.num_stages
             ));
         }
-        if let Some(v) = self.variant {
-            if self.triton != TritonVersion::V3_3 {
-                return bad(format!(
-                    "variant {} is a development build between 3.2 and 3.3: use it with triton 3.3 (got {})",
-                    v.name(),
-                    self.triton
-                ));
-            }
+        if let Some(v) = self.variant.filter(|v| v.release() != self.triton) {
+            return bad(v.wrong_release(self.triton));
         }
         Ok(())
     }

@@ -328,14 +328,15 @@ fn staged_copy(
         return Ok(());
     }
     let order = staged_order_before_5905(&blocked.order);
-    let shared = Attr::SwizzledShared(SwizzledShared {
+    let swizzled = SwizzledShared {
         vec: 1,
         per_phase: 1,
         max_phase: 1,
-        order: order.clone(),
+        order,
         cga: None,
         has_leading_offset: None,
-    });
+    };
+    let shared = Attr::SwizzledShared(swizzled.clone());
     // The layouts are valid by construction; a failure here is the model's.
     let model_error = |message: String| {
         Failure::diagnostic(
@@ -361,17 +362,9 @@ fn staged_copy(
         },
         &regs,
     );
+    let order = &swizzled.order;
     trace.note(|| format!("{name} staged in shared memory with order {order:?} (dim 0 moved last, before PR #5905)"));
-    let copy = sites::cp_async::AsyncCopy {
-        regs: &regs,
-        shared: Some(&smem),
-        shape,
-        shared_order: &order,
-        shared_vec: 1,
-        max_phase: 1,
-        cta_split_num: &[],
-        bits,
-        max_vec: sites::cp_async::coalesced_contiguity(&regs, shape, contig, bits),
-    };
+    let copy =
+        sites::cp_async::AsyncCopy::coalesced(&regs, Some(&smem), shape, contig, &swizzled, bits);
     sites::cp_async::copy(&copy, cfg.triton, trace).map(|_| ())
 }

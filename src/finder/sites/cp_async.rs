@@ -28,6 +28,7 @@ use crate::dim::Dim;
 use crate::finder::verdict::Trace;
 use crate::layout::LinearLayout;
 use crate::triton::TritonVersion;
+use crate::triton::attr::{Cga, SwizzledShared};
 use crate::utils::largest_vectorisation;
 
 /// One `async_copy_global_to_local`.
@@ -53,6 +54,35 @@ pub struct AsyncCopy<'a> {
     pub bits: u64,
     /// `getContiguity(src)`: elements per copy the pointers allow.
     pub max_vec: u64,
+}
+
+impl<'a> AsyncCopy<'a> {
+    /// The copy of a load whose pointers run contiguously along `order0`
+    /// (see [`coalesced_contiguity`]) into a buffer with attribute `swizzled`:
+    /// how both the TTGIR checker and the pipeliner model set one up.
+    pub fn coalesced(
+        regs: &'a LinearLayout,
+        shared: Option<&'a LinearLayout>,
+        shape: &'a [u64],
+        order0: usize,
+        swizzled: &'a SwizzledShared,
+        bits: u64,
+    ) -> Self {
+        AsyncCopy {
+            regs,
+            shared,
+            shape,
+            shared_order: &swizzled.order,
+            shared_vec: swizzled.vec,
+            max_phase: swizzled.max_phase,
+            cta_split_num: match &swizzled.cga {
+                Some(Cga::Split { cta_split_num, .. }) => cta_split_num,
+                _ => &[],
+            },
+            bits,
+            max_vec: coalesced_contiguity(regs, shape, order0, bits),
+        }
+    }
 }
 
 fn site(release: TritonVersion) -> String {
