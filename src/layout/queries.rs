@@ -158,14 +158,22 @@ impl LinearLayout {
             Some(packed) => packed,
             None => self.apply_packed(input)?,
         };
-        let mut out = SmallVec::new();
+        let outs = self.outs_raw();
         let mut rest = packed;
-        for &(d, b) in self.outs_raw() {
+        let mut component = |&(d, b): &(Dim, u8)| {
             // A single dim has at most 63 bits, so the shifts cannot overflow.
-            out.push((d, rest & ((1u64 << b) - 1)));
+            let c = (d, rest & ((1u64 << b) - 1));
             rest >>= b;
+            c
+        };
+        if outs.len() <= 4 {
+            let mut buf = [(Dim::REGISTER, 0); 4];
+            for (slot, o) in buf.iter_mut().zip(outs.iter()) {
+                *slot = component(o);
+            }
+            return Ok(SmallVec::from_buf_and_len(buf, outs.len()));
         }
-        Ok(out)
+        Ok(outs.iter().map(component).collect())
     }
 
     /// The common case of [`apply`](Self::apply), in one pass: the input
