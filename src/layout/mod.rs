@@ -36,7 +36,7 @@ const MAX_DIM_BITS: u32 = 63;
 pub(crate) type Cols = SmallVec<[u64; COLS_INLINE]>;
 
 /// Columns held inline before a layout's columns move to the heap.
-const COLS_INLINE: usize = 16;
+pub(crate) const COLS_INLINE: usize = 16;
 pub(crate) type DimBits = SmallVec<[(Dim, u8); 4]>;
 
 /// A linear layout: a GF(2)-linear map from in-dims to out-dims.

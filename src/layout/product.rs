@@ -1,6 +1,6 @@
 //! The product `inner * outer`: a copy of `inner` at every point of `outer`.
 
-use super::{DimBits, LinearLayout, Repack};
+use super::{COLS_INLINE, Cols, DimBits, LinearLayout, Repack};
 use super::{MAX_BITS, MAX_DIM_BITS};
 use crate::bits;
 use crate::dim::Dim;
@@ -29,17 +29,27 @@ impl LinearLayout {
     /// assert_eq!(a.product(&b)?, LinearLayout::identity_1d(8, i, o)?);
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
-    #[inline]
     pub fn product(&self, outer: &LinearLayout) -> Result<LinearLayout> {
+        if let Some(plan) = SameDims::plan(self, outer) {
+            let (n, rank) = (plan.total_in, self.rank() + outer.rank());
+            // Columns in a stack array handed over whole when they fit
+            // inline, else in one exact allocation.
+            if n <= COLS_INLINE {
+                let mut cols = [0u64; COLS_INLINE];
+                plan.fill(self, outer, &mut cols[..n]);
+                return Ok(plan.finish(Cols::from_buf_and_len(cols, n), rank));
+            }
+            let mut cols = vec![0u64; n];
+            plan.fill(self, outer, &mut cols);
+            return Ok(plan.finish(Cols::from_vec(cols), rank));
+        }
         super::in_place(|out| self.product_into(outer, out))
     }
 
+    /// The general product: dims merged by name, written in place.
     fn product_into(&self, outer: &LinearLayout, out: &mut LinearLayout) -> Result<()> {
         const OP: &str = "product";
         let inner = self;
-        if inner.product_same_dims(outer, out) {
-            return Ok(());
-        }
         // Sizes add up; each factor's are at most 63 bits, so the sums fit.
         merge_dims(OP, Side::In, inner.ins_raw(), outer.ins_raw(), &mut out.ins)?;
         merge_dims(
@@ -121,39 +131,69 @@ impl LinearLayout {
     }
 }
 
-/// The most out-dims [`LinearLayout::product_same_dims`] handles.
-const SAME_DIMS_MAX_OUTS: usize = 8;
+/// The most dims per side [`SameDims`] handles: as many as a layout holds
+/// inline.
+const SAME_DIMS_MAX: usize = 4;
 
-impl LinearLayout {
-    /// The product of two factors over the same dim lists (the common case:
-    /// a tile times its repetitions), where no merging is needed and each
-    /// factor's out-dim fields move by one rotation each. Writes the result
-    /// and returns `true`, or leaves `out` empty and returns `false` for the
-    /// general path (which also reports every error).
-    fn product_same_dims(&self, outer: &LinearLayout, out: &mut LinearLayout) -> bool {
-        let (inner, n_outs) = (self, self.outs.len());
-        let same = |a: &DimBits, b: &DimBits| {
-            a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.0 == y.0)
-        };
-        if n_outs > SAME_DIMS_MAX_OUTS
-            || !same(&inner.ins, &outer.ins)
-            || !same(&inner.outs, &outer.outs)
+/// The product of two factors over the same in-dim and out-dim lists (the
+/// common case: a tile times its repetitions), where no merging is needed
+/// and each factor's field of an out-dim moves by one masked rotation.
+///
+/// Dims and columns are computed into fixed arrays and the layout is
+/// assembled from them once, in the caller's frame (everything here is
+/// inlined): built in registers and stored whole, the result is read back
+/// without waiting on the store buffer, which building it piece by piece
+/// makes the caller do.
+struct SameDims {
+    ins: [(Dim, u8); SAME_DIMS_MAX],
+    outs: [(Dim, u8); SAME_DIMS_MAX],
+    /// Per out-dim: the inner field's mask and rotation, the outer's.
+    moves: [(u64, u32, u64, u32); SAME_DIMS_MAX],
+    n_ins: usize,
+    n_outs: usize,
+    total_in: usize,
+}
+
+impl SameDims {
+    /// The plan for `inner * outer`, or `None` when the dims differ, there
+    /// are too many, or a limit is crossed: the general path then answers,
+    /// errors included.
+    #[inline(always)]
+    fn plan(inner: &LinearLayout, outer: &LinearLayout) -> Option<SameDims> {
+        let (n_ins, n_outs) = (inner.ins.len(), inner.outs.len());
+        if n_ins > SAME_DIMS_MAX
+            || n_outs > SAME_DIMS_MAX
+            || outer.ins.len() != n_ins
+            || outer.outs.len() != n_outs
         {
-            return false;
+            return None;
         }
-        // Out-dim k: the inner field moves from `shift_i` to `dest`, the outer
-        // one from `shift_o` to `dest + width_i`.
-        let mut moves = [(0u64, 0u32, 0u64, 0u32); SAME_DIMS_MAX_OUTS];
-        let (mut shift_i, mut shift_o, mut dest) = (0u32, 0u32, 0u32);
-        for (m, (&(_, wi), &(_, wo))) in moves
-            .iter_mut()
-            .zip(inner.outs.iter().zip(outer.outs.iter()))
-        {
-            let (wi, wo) = (wi as u32, wo as u32);
-            if wi + wo > MAX_DIM_BITS {
-                return false;
+        let mut plan = SameDims {
+            ins: [(Dim::REGISTER, 0); SAME_DIMS_MAX],
+            outs: [(Dim::REGISTER, 0); SAME_DIMS_MAX],
+            moves: [(0, 0, 0, 0); SAME_DIMS_MAX],
+            n_ins,
+            n_outs,
+            total_in: inner.cols.len() + outer.cols.len(),
+        };
+        for k in 0..n_ins {
+            let ((d, a), (e, b)) = (inner.ins[k], outer.ins[k]);
+            if d != e || (a + b) as u32 > MAX_DIM_BITS {
+                return None;
             }
-            *m = (
+            plan.ins[k] = (d, a + b);
+        }
+        // Out-dim k: the inner field moves from `shift_i` to `dest`, the
+        // outer one from `shift_o` to `dest + width_i`.
+        let (mut shift_i, mut shift_o, mut dest) = (0u32, 0u32, 0u32);
+        for k in 0..n_outs {
+            let ((d, wi), (e, wo)) = (inner.outs[k], outer.outs[k]);
+            let (wi, wo) = (wi as u32, wo as u32);
+            if d != e || wi + wo > MAX_DIM_BITS {
+                return None;
+            }
+            plan.outs[k] = (d, (wi + wo) as u8);
+            plan.moves[k] = (
                 bits::shl(bits::low_mask(wi), shift_i),
                 dest.wrapping_sub(shift_i) & 63,
                 bits::shl(bits::low_mask(wo), shift_o),
@@ -161,46 +201,43 @@ impl LinearLayout {
             );
             (shift_i, shift_o, dest) = (shift_i + wi, shift_o + wo, dest + wi + wo);
         }
-        let total_in = inner.cols.len() + outer.cols.len();
-        let in_dim_too_large = inner
-            .ins
-            .iter()
-            .zip(outer.ins.iter())
-            .any(|(a, b)| (a.1 + b.1) as u32 > MAX_DIM_BITS);
-        if dest > MAX_BITS || total_in > MAX_BITS as usize || in_dim_too_large {
-            return false;
-        }
-        let moves = &moves[..n_outs];
-        let repack = |col: u64, outer: bool| {
-            moves.iter().fold(0, |acc, &(mi, ri, mo, ro)| {
-                acc | if outer {
-                    (col & mo).rotate_left(ro)
-                } else {
-                    (col & mi).rotate_left(ri)
-                }
-            })
-        };
-        for (&(d, a), &(_, b)) in inner.ins.iter().zip(outer.ins.iter()) {
-            out.ins.push((d, a + b));
-        }
-        for (&(d, a), &(_, b)) in inner.outs.iter().zip(outer.outs.iter()) {
-            out.outs.push((d, a + b));
-        }
-        out.cols.resize(total_in, 0);
+        (dest <= MAX_BITS && plan.total_in <= MAX_BITS as usize).then_some(plan)
+    }
+
+    /// Writes the product's columns: per in-dim, the inner factor's, then
+    /// the outer one's, each repacked.
+    #[inline(always)]
+    fn fill(&self, inner: &LinearLayout, outer: &LinearLayout, slots: &mut [u64]) {
+        let moves = &self.moves[..self.n_outs];
         let (mut next, mut first_i, mut first_o) = (0, 0, 0);
-        for (&(_, bi), &(_, bo)) in inner.ins.iter().zip(outer.ins.iter()) {
-            let (bi, bo) = (bi as usize, bo as usize);
+        for k in 0..self.n_ins {
+            let (bi, bo) = (inner.ins[k].1 as usize, outer.ins[k].1 as usize);
             for j in 0..bi {
-                out.cols[next + j] = repack(inner.cols[first_i + j], false);
+                let c = inner.cols[first_i + j];
+                slots[next + j] = moves
+                    .iter()
+                    .fold(0, |acc, m| acc | (c & m.0).rotate_left(m.1));
             }
             for j in 0..bo {
-                out.cols[next + bi + j] = repack(outer.cols[first_o + j], true);
+                let c = outer.cols[first_o + j];
+                slots[next + bi + j] = moves
+                    .iter()
+                    .fold(0, |acc, m| acc | (c & m.2).rotate_left(m.3));
             }
             (next, first_i, first_o) = (next + bi + bo, first_i + bi, first_o + bo);
         }
-        out.rank = inner.rank + outer.rank;
-        debug_assert!(out.invariants_hold(), "invalid product: {out:?}");
-        true
+    }
+
+    /// The product, with its columns. The factors land on disjoint output
+    /// bits: a direct sum, whose rank is the sum of the ranks.
+    #[inline(always)]
+    fn finish(self, cols: Cols, rank: u32) -> LinearLayout {
+        LinearLayout::from_valid_parts(
+            DimBits::from_buf_and_len(self.ins, self.n_ins),
+            cols,
+            DimBits::from_buf_and_len(self.outs, self.n_outs),
+            rank,
+        )
     }
 }
 
@@ -296,6 +333,49 @@ mod tests {
 
     fn names(s: &str) -> Vec<Dim> {
         s.split(',').filter(|x| !x.is_empty()).map(dim).collect()
+    }
+
+    /// A layout over `dims` with random sizes and bases: in-dims of 0 to
+    /// `max_in` bits, out-dims of 0 to 7 bits.
+    fn random_layout(next: &mut impl FnMut() -> u64, max_in: u64) -> LinearLayout {
+        let (ins, outs) = (
+            ["register", "lane", "warp", "block"],
+            ["dim0", "dim1", "dim2"],
+        );
+        let sizes: Vec<(Dim, u64)> = outs.iter().map(|&d| (dim(d), 1 << (next() % 8))).collect();
+        let bases: Vec<(Dim, Vec<Vec<u64>>)> = ins
+            .iter()
+            .map(|&d| {
+                let n = next() % (max_in + 1);
+                let basis = |_| sizes.iter().map(|s| next() % s.1).collect::<Vec<_>>();
+                (dim(d), (0..n).map(basis).collect())
+            })
+            .collect();
+        LinearLayout::from_bases_with_sizes(&bases, &sizes, false).unwrap()
+    }
+
+    #[test]
+    fn the_same_dims_path_agrees_with_the_general_one() {
+        // Sizes on both sides of the inline column capacity (16), up to 64.
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut spilled = 0;
+        for _ in 0..2000 {
+            let a = random_layout(&mut next, 8);
+            let b = random_layout(&mut next, 8);
+            let Some(plan) = SameDims::plan(&a, &b) else {
+                continue;
+            };
+            spilled += usize::from(plan.total_in > COLS_INLINE);
+            let general = crate::layout::in_place(|out| a.product_into(&b, out));
+            assert_eq!(a.product(&b).unwrap(), general.unwrap(), "{a:?} * {b:?}");
+        }
+        assert!(spilled > 100, "only {spilled} products spilled to the heap");
     }
 
     #[test]
