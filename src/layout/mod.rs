@@ -37,7 +37,10 @@ pub(crate) type Cols = SmallVec<[u64; COLS_INLINE]>;
 
 /// Columns held inline before a layout's columns move to the heap.
 pub(crate) const COLS_INLINE: usize = 16;
-pub(crate) type DimBits = SmallVec<[(Dim, u8); 4]>;
+pub(crate) type DimBits = SmallVec<[(Dim, u8); DIMS_INLINE]>;
+
+/// Dims held inline, per side, before a layout's dim list moves to the heap.
+pub(crate) const DIMS_INLINE: usize = 4;
 
 /// A linear layout: a GF(2)-linear map from in-dims to out-dims.
 ///
@@ -104,7 +107,9 @@ impl LinearLayout {
 
     /// Builds a layout from packed parts, checking the limits and computing
     /// the rank. Every constructor whose dims come from its caller funnels
-    /// through here or through [`validate`](Self::validate).
+    /// through here. Inlined, so that the parts are assembled once, in the
+    /// caller's frame.
+    #[inline(always)]
     pub(crate) fn from_parts(
         op: &'static str,
         ins: DimBits,
@@ -112,22 +117,13 @@ impl LinearLayout {
         outs: DimBits,
         require_surjective: bool,
     ) -> Result<Self> {
-        in_place(|out| {
-            (out.ins, out.cols, out.outs) = (ins, cols, outs);
-            out.validate(op, require_surjective)
-        })
-    }
-
-    /// Checks parts written in place (the checks of
-    /// [`from_parts`](Self::from_parts)) and caches their rank.
-    pub(crate) fn validate(&mut self, op: &'static str, require_surjective: bool) -> Result<()> {
-        check_distinct_dims(op, Side::In, &self.ins)?;
-        check_distinct_dims(op, Side::Out, &self.outs)?;
-        let in_bits: u32 = self.ins.iter().map(|d| d.1 as u32).sum();
-        let out_bits: u32 = self.outs.iter().map(|d| d.1 as u32).sum();
+        check_distinct_dims(op, Side::In, &ins)?;
+        check_distinct_dims(op, Side::Out, &outs)?;
+        let in_bits: u32 = ins.iter().map(|d| d.1 as u32).sum();
+        let out_bits: u32 = outs.iter().map(|d| d.1 as u32).sum();
         check_bit_limits(op, in_bits as usize, out_bits)?;
         // Each size must itself fit in a u64.
-        for (side, dims) in [(Side::In, &self.ins), (Side::Out, &self.outs)] {
+        for (side, dims) in [(Side::In, &ins), (Side::Out, &outs)] {
             if let Some(&(d, bits)) = dims.iter().find(|x| x.1 as u32 > MAX_DIM_BITS) {
                 return Err(LayoutError::TooLarge {
                     op,
@@ -137,13 +133,12 @@ impl LinearLayout {
                 });
             }
         }
-        let rank = bits::rank(&self.cols);
-        self.rank = rank as u8;
-        debug_assert!(self.invariants_hold(), "invalid parts: {self:?}");
+        let rank = bits::rank(&cols);
+        let layout = Self::from_valid_parts(ins, cols, outs, rank);
         if require_surjective && rank != out_bits {
-            return Err(self.not_surjective(op));
+            return Err(layout.not_surjective(op));
         }
-        Ok(())
+        Ok(layout)
     }
 
     /// A layout from parts that already satisfy every invariant
@@ -262,47 +257,43 @@ impl LinearLayout {
         for &(d, size) in out_dims {
             log2_exact(op, || format!("size of out-dim {d}"), size)?;
         }
-        in_place(|out| {
-            // Summed while pushing: reading the fresh entries back would wait
-            // on the store buffer.
+        let (n_ins, n_outs) = (bases.len(), out_dims.len());
+        if n_ins <= DIMS_INLINE && n_outs <= DIMS_INLINE && in_bits <= COLS_INLINE {
+            // The common small layout: parts in fixed arrays, assembled once
+            // (see `from_parts`).
+            let mut outs = [(Dim::REGISTER, 0); DIMS_INLINE];
             let mut out_bits = 0;
-            for &(d, size) in out_dims {
-                out.outs.push((d, size.trailing_zeros() as u8));
+            for (slot, &(d, size)) in outs.iter_mut().zip(out_dims) {
+                *slot = (d, size.trailing_zeros() as u8);
                 out_bits += size.trailing_zeros();
             }
             check_bit_limits(op, in_bits, out_bits)?;
-            out.cols.resize(in_bits, 0);
-            let slots = out.cols.as_mut_slice();
-            let mut next = 0;
-            for (in_dim, vectors) in bases {
-                for (index, basis) in vectors.iter().enumerate() {
-                    let mut packed = 0u64;
-                    let mut shift = 0u32;
-                    for (&c, &(out_dim, log2)) in basis.iter().zip(&out.outs) {
-                        // Sizes are powers of two below 2^64, so `log2 < 64`.
-                        if c >> log2 != 0 {
-                            return Err(LayoutError::ComponentOutOfRange {
-                                op,
-                                in_dim: *in_dim,
-                                index,
-                                out_dim,
-                                value: c,
-                                size: 1u64 << log2,
-                            });
-                        }
-                        // Past bit 63 only zero components remain.
-                        packed |= c.wrapping_shl(shift);
-                        shift += log2 as u32;
-                    }
-                    slots[next] = packed;
-                    next += 1;
-                }
+            let mut cols = [0u64; COLS_INLINE];
+            pack_bases(op, bases, &outs[..n_outs], &mut cols[..in_bits])?;
+            let mut ins = [(Dim::REGISTER, 0); DIMS_INLINE];
+            for (slot, (d, vectors)) in ins.iter_mut().zip(bases) {
+                *slot = (*d, vectors.len() as u8);
             }
-            for (d, vectors) in bases {
-                out.ins.push((*d, vectors.len() as u8));
-            }
-            out.validate(op, require_surjective)
-        })
+            return Self::from_parts(
+                op,
+                DimBits::from_buf_and_len(ins, n_ins),
+                Cols::from_buf_and_len(cols, in_bits),
+                DimBits::from_buf_and_len(outs, n_outs),
+                require_surjective,
+            );
+        }
+        let outs: DimBits = out_dims
+            .iter()
+            .map(|&(d, size)| (d, size.trailing_zeros() as u8))
+            .collect();
+        check_bit_limits(op, in_bits, outs.iter().map(|d| d.1 as u32).sum())?;
+        let mut cols: Cols = smallvec::smallvec![0; in_bits];
+        pack_bases(op, bases, &outs, &mut cols)?;
+        let ins = bases
+            .iter()
+            .map(|(d, vectors)| (*d, vectors.len() as u8))
+            .collect();
+        Self::from_parts(op, ins, cols, outs, require_surjective)
     }
 
     /// `x ↦ x` on `size` elements: bases `1, 2, 4, …, size/2`. A size of 0
@@ -726,6 +717,43 @@ pub(crate) fn in_place(fill: impl FnOnce(&mut LinearLayout) -> Result<()>) -> Re
         result = Err(e);
     }
     result
+}
+
+/// Packs `bases` (one component per out-dim of `outs`) into `slots`, one
+/// column per basis, checking every component against its out-dim's size.
+fn pack_bases(
+    op: &'static str,
+    bases: &[(Dim, Vec<Vec<u64>>)],
+    outs: &[(Dim, u8)],
+    slots: &mut [u64],
+) -> Result<()> {
+    let mut slots = slots.iter_mut();
+    for (in_dim, vectors) in bases {
+        for (index, basis) in vectors.iter().enumerate() {
+            let mut packed = 0u64;
+            let mut shift = 0u32;
+            for (&c, &(out_dim, log2)) in basis.iter().zip(outs) {
+                // Sizes are powers of two below 2^64, so `log2 < 64`.
+                if c >> log2 != 0 {
+                    return Err(LayoutError::ComponentOutOfRange {
+                        op,
+                        in_dim: *in_dim,
+                        index,
+                        out_dim,
+                        value: c,
+                        size: 1u64 << log2,
+                    });
+                }
+                // Past bit 63 only zero components remain.
+                packed |= c.wrapping_shl(shift);
+                shift += log2 as u32;
+            }
+            if let Some(slot) = slots.next() {
+                *slot = packed;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// At most [`MAX_BITS`] input bits and [`MAX_BITS`] output bits.

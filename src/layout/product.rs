@@ -30,7 +30,8 @@ impl LinearLayout {
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
     pub fn product(&self, outer: &LinearLayout) -> Result<LinearLayout> {
-        if let Some(plan) = SameDims::plan(self, outer) {
+        let mut plan = SameDims::default();
+        if plan.plan(self, outer) {
             let (n, rank) = (plan.total_in, self.rank() + outer.rank());
             // Columns in a stack array handed over whole when they fit
             // inline, else in one exact allocation.
@@ -154,32 +155,41 @@ struct SameDims {
     total_in: usize,
 }
 
+impl Default for SameDims {
+    fn default() -> Self {
+        SameDims {
+            ins: [(Dim::REGISTER, 0); SAME_DIMS_MAX],
+            outs: [(Dim::REGISTER, 0); SAME_DIMS_MAX],
+            moves: [(0, 0, 0, 0); SAME_DIMS_MAX],
+            n_ins: 0,
+            n_outs: 0,
+            total_in: 0,
+        }
+    }
+}
+
 impl SameDims {
-    /// The plan for `inner * outer`, or `None` when the dims differ, there
-    /// are too many, or a limit is crossed: the general path then answers,
-    /// errors included.
+    /// Plans `inner * outer` into `self` (in place: a plan moved right after
+    /// it is written stalls like a layout does), or returns `false` when the
+    /// dims differ, there are too many, or a limit is crossed: the general
+    /// path then answers, errors included.
     #[inline(always)]
-    fn plan(inner: &LinearLayout, outer: &LinearLayout) -> Option<SameDims> {
+    fn plan(&mut self, inner: &LinearLayout, outer: &LinearLayout) -> bool {
         let (n_ins, n_outs) = (inner.ins.len(), inner.outs.len());
         if n_ins > SAME_DIMS_MAX
             || n_outs > SAME_DIMS_MAX
             || outer.ins.len() != n_ins
             || outer.outs.len() != n_outs
         {
-            return None;
+            return false;
         }
-        let mut plan = SameDims {
-            ins: [(Dim::REGISTER, 0); SAME_DIMS_MAX],
-            outs: [(Dim::REGISTER, 0); SAME_DIMS_MAX],
-            moves: [(0, 0, 0, 0); SAME_DIMS_MAX],
-            n_ins,
-            n_outs,
-            total_in: inner.cols.len() + outer.cols.len(),
-        };
+        let plan = self;
+        (plan.n_ins, plan.n_outs) = (n_ins, n_outs);
+        plan.total_in = inner.cols.len() + outer.cols.len();
         for k in 0..n_ins {
             let ((d, a), (e, b)) = (inner.ins[k], outer.ins[k]);
             if d != e || (a + b) as u32 > MAX_DIM_BITS {
-                return None;
+                return false;
             }
             plan.ins[k] = (d, a + b);
         }
@@ -190,7 +200,7 @@ impl SameDims {
             let ((d, wi), (e, wo)) = (inner.outs[k], outer.outs[k]);
             let (wi, wo) = (wi as u32, wo as u32);
             if d != e || wi + wo > MAX_DIM_BITS {
-                return None;
+                return false;
             }
             plan.outs[k] = (d, (wi + wo) as u8);
             plan.moves[k] = (
@@ -201,7 +211,7 @@ impl SameDims {
             );
             (shift_i, shift_o, dest) = (shift_i + wi, shift_o + wo, dest + wi + wo);
         }
-        (dest <= MAX_BITS && plan.total_in <= MAX_BITS as usize).then_some(plan)
+        dest <= MAX_BITS && plan.total_in <= MAX_BITS as usize
     }
 
     /// Writes the product's columns: per in-dim, the inner factor's, then
@@ -231,7 +241,7 @@ impl SameDims {
     /// The product, with its columns. The factors land on disjoint output
     /// bits: a direct sum, whose rank is the sum of the ranks.
     #[inline(always)]
-    fn finish(self, cols: Cols, rank: u32) -> LinearLayout {
+    fn finish(&self, cols: Cols, rank: u32) -> LinearLayout {
         LinearLayout::from_valid_parts(
             DimBits::from_buf_and_len(self.ins, self.n_ins),
             cols,
@@ -368,9 +378,10 @@ mod tests {
         for _ in 0..2000 {
             let a = random_layout(&mut next, 8);
             let b = random_layout(&mut next, 8);
-            let Some(plan) = SameDims::plan(&a, &b) else {
+            let mut plan = SameDims::default();
+            if !plan.plan(&a, &b) {
                 continue;
-            };
+            }
             spilled += usize::from(plan.total_in > COLS_INLINE);
             let general = crate::layout::in_place(|out| a.product_into(&b, out));
             assert_eq!(a.product(&b).unwrap(), general.unwrap(), "{a:?} * {b:?}");
