@@ -8,7 +8,7 @@ use linear_layout::eval::{EvalError, WRONG_RESULT, eval, request, step_of};
 use linear_layout::fuzzing::{DimSource, Input, Op, Spec, run, run_with};
 use linear_layout::reference::{Outcome, Step};
 use linear_layout::shrink_trace::{Shrinker, as_rust_test};
-use linear_layout::{Dim, LinearLayout};
+use linear_layout::utils::zeros_like;
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -103,24 +103,13 @@ fn decoding_is_deterministic_and_steps_round_trip_through_eval_requests() {
     assert!(checked > 100, "only {checked} steps");
 }
 
-/// `l` with every basis zero.
-fn zeroed(l: &LinearLayout) -> LinearLayout {
-    let bases: Vec<(Dim, Vec<Vec<u64>>)> = l
-        .bases()
-        .into_iter()
-        .map(|(d, v)| (d, v.iter().map(|b| vec![0; b.len()]).collect()))
-        .collect();
-    let outs: Vec<(Dim, u64)> = l.out_dims().collect();
-    LinearLayout::from_bases_with_sizes(&bases, &outs, false).unwrap()
-}
-
 /// `eval`, except that a checked `compose` answers with every basis zeroed
 /// before its check runs: a stand-in for a bug.
 fn eval_with_broken_compose(req: &Value) -> Result<Value, EvalError> {
     if req["op"] == "compose" && req["check"] == true {
         let step = step_of(req)?.expect("compose is a step");
         let outcome = step.run().map(|o| match o {
-            Outcome::Layout(l) => Outcome::Layout(zeroed(&l)),
+            Outcome::Layout(l) => Outcome::Layout(zeros_like(&l).unwrap()),
             other => other,
         });
         step.check(&outcome)?;

@@ -73,15 +73,9 @@ fn compose_and_invert_and_compose() -> R {
     Ok(())
 }
 
-/// `l` with every basis zero (same dims).
+/// `l` with every basis zero (same dims): a stand-in for a wrong result.
 fn lay_zeroed(l: &LinearLayout) -> LinearLayout {
-    let bases: Vec<(Dim, Vec<Vec<u64>>)> = l
-        .bases()
-        .into_iter()
-        .map(|(d, v)| (d, v.iter().map(|b| vec![0; b.len()]).collect()))
-        .collect();
-    let outs: Vec<(Dim, u64)> = l.out_dims().collect();
-    LinearLayout::from_bases_with_sizes(&bases, &outs, false).unwrap()
+    crate::utils::zeros_like(l).unwrap()
 }
 
 #[test]
