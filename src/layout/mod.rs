@@ -117,8 +117,8 @@ impl LinearLayout {
         outs: DimBits,
         require_surjective: bool,
     ) -> Result<Self> {
-        check_distinct_dims(op, Side::In, &ins)?;
-        check_distinct_dims(op, Side::Out, &outs)?;
+        check_distinct(op, Side::In, &ins, |d| d.0)?;
+        check_distinct(op, Side::Out, &outs, |d| d.0)?;
         let in_bits: u32 = ins.iter().map(|d| d.1 as u32).sum();
         let out_bits: u32 = outs.iter().map(|d| d.1 as u32).sum();
         check_bit_limits(op, in_bits as usize, out_bits)?;
@@ -166,8 +166,8 @@ impl LinearLayout {
         let in_bits: u32 = self.ins.iter().map(|d| d.1 as u32).sum();
         let out_bits = self.total_out_bits();
         let sizes_fit = |dims: &DimBits| dims.iter().all(|d| d.1 as u32 <= MAX_DIM_BITS);
-        check_distinct("", Side::In, self.in_dim_names()).is_ok()
-            && check_distinct("", Side::Out, self.out_dim_names()).is_ok()
+        check_distinct("", Side::In, &self.ins, |d| d.0).is_ok()
+            && check_distinct("", Side::Out, &self.outs, |d| d.0).is_ok()
             && check_bit_limits("", in_bits as usize, out_bits).is_ok()
             && sizes_fit(&self.ins)
             && sizes_fit(&self.outs)
@@ -257,42 +257,17 @@ impl LinearLayout {
         for &(d, size) in out_dims {
             log2_exact(op, || format!("size of out-dim {d}"), size)?;
         }
-        let (n_ins, n_outs) = (bases.len(), out_dims.len());
-        if n_ins <= DIMS_INLINE && n_outs <= DIMS_INLINE && in_bits <= COLS_INLINE {
-            // The common small layout: parts in fixed arrays, assembled once
-            // (see `from_parts`).
-            let mut outs = [(Dim::REGISTER, 0); DIMS_INLINE];
-            let mut out_bits = 0;
-            for (slot, &(d, size)) in outs.iter_mut().zip(out_dims) {
-                *slot = (d, size.trailing_zeros() as u8);
-                out_bits += size.trailing_zeros();
-            }
-            check_bit_limits(op, in_bits, out_bits)?;
-            let mut cols = [0u64; COLS_INLINE];
-            pack_bases(op, bases, &outs[..n_outs], &mut cols[..in_bits])?;
-            let mut ins = [(Dim::REGISTER, 0); DIMS_INLINE];
-            for (slot, (d, vectors)) in ins.iter_mut().zip(bases) {
-                *slot = (*d, vectors.len() as u8);
-            }
-            return Self::from_parts(
-                op,
-                DimBits::from_buf_and_len(ins, n_ins),
-                Cols::from_buf_and_len(cols, in_bits),
-                DimBits::from_buf_and_len(outs, n_outs),
-                require_surjective,
-            );
-        }
-        let outs: DimBits = out_dims
-            .iter()
-            .map(|&(d, size)| (d, size.trailing_zeros() as u8))
-            .collect();
-        check_bit_limits(op, in_bits, outs.iter().map(|d| d.1 as u32).sum())?;
-        let mut cols: Cols = smallvec::smallvec![0; in_bits];
-        pack_bases(op, bases, &outs, &mut cols)?;
-        let ins = bases
-            .iter()
-            .map(|(d, vectors)| (*d, vectors.len() as u8))
-            .collect();
+        // Dim lists and columns in fixed arrays when they fit inline, so
+        // that the layout is assembled once (see `from_parts`).
+        let outs: DimBits = collect_small(
+            out_dims
+                .iter()
+                .map(|&(d, size)| (d, size.trailing_zeros() as u8)),
+        );
+        let out_bits = out_dims.iter().map(|d| d.1.trailing_zeros()).sum();
+        check_bit_limits(op, in_bits, out_bits)?;
+        let cols = cols_from_fn(in_bits, |slots| pack_bases(op, bases, &outs, slots))?;
+        let ins = collect_small(bases.iter().map(|(d, vectors)| (*d, vectors.len() as u8)));
         Self::from_parts(op, ins, cols, outs, require_surjective)
     }
 
@@ -702,12 +677,13 @@ impl Repack {
     }
 }
 
-/// Runs `fill` on an empty layout that is already the caller's return value.
+/// Runs `fill` on an empty layout held inside the `Result` to be returned.
 ///
-/// Operations write their result in place through this: a layout is a few
-/// hundred bytes, and copying one right after writing it waits on the store
-/// buffer for longer than most operations take. Returning the one local
-/// `result` on every path lets the compiler build it in the return slot.
+/// Operations that build their result piece by piece (the general `product`,
+/// `compose`) write it in place through this: a layout is a few hundred
+/// bytes, and moving one right after writing it waits on the store buffer
+/// for longer than most operations take. One move remains, out to the
+/// caller: rustc does not build `result` in the return slot.
 #[inline(always)]
 pub(crate) fn in_place(fill: impl FnOnce(&mut LinearLayout) -> Result<()>) -> Result<LinearLayout> {
     let mut result = Ok(LinearLayout::empty());
@@ -717,6 +693,46 @@ pub(crate) fn in_place(fill: impl FnOnce(&mut LinearLayout) -> Result<()>) -> Re
         result = Err(e);
     }
     result
+}
+
+/// Collects a short list into a `SmallVec` through a stack array when it
+/// fits inline, handed over whole: `SmallVec`'s own `collect` checks
+/// capacity per element and writes element by element, and a value read
+/// back right after such narrow writes waits on the store buffer.
+#[inline]
+pub(crate) fn collect_small<T: Copy, const N: usize>(
+    mut items: impl ExactSizeIterator<Item = T>,
+) -> SmallVec<[T; N]>
+where
+    [T; N]: smallvec::Array<Item = T>,
+{
+    let n = items.len();
+    if n > N {
+        return items.collect();
+    }
+    let Some(first) = items.next() else {
+        return SmallVec::new();
+    };
+    let mut buf = [first; N];
+    for (slot, item) in buf[1..n].iter_mut().zip(items) {
+        *slot = item;
+    }
+    SmallVec::from_buf_and_len(buf, n)
+}
+
+/// `n` columns (at most [`MAX_BITS`]) filled in by `fill`: in a stack array
+/// handed over whole when they fit inline, else in one exact allocation.
+#[inline]
+pub(crate) fn cols_from_fn(n: usize, fill: impl FnOnce(&mut [u64]) -> Result<()>) -> Result<Cols> {
+    if n <= COLS_INLINE {
+        let mut buf = [0u64; COLS_INLINE];
+        fill(&mut buf[..n])?;
+        Ok(Cols::from_buf_and_len(buf, n))
+    } else {
+        let mut v = vec![0u64; n];
+        fill(&mut v)?;
+        Ok(Cols::from_vec(v))
+    }
 }
 
 /// Packs `bases` (one component per out-dim of `outs`) into `slots`, one
@@ -795,26 +811,18 @@ pub(crate) fn log2_exact(
     }
 }
 
-/// [`check_distinct`] on a layout's own dim list, indexed directly: this
-/// runs on every constructed layout.
-fn check_distinct_dims(op: &'static str, side: Side, dims: &[(Dim, u8)]) -> Result<()> {
-    for i in 1..dims.len() {
-        let d = dims[i].0;
-        if dims[..i].iter().any(|e| e.0 == d) {
-            return Err(LayoutError::DuplicateDim { op, side, dim: d });
-        }
-    }
-    Ok(())
-}
-
-pub(crate) fn check_distinct(
+/// No two entries of `dims` share a name. Dim lists are short: a
+/// quadratic scan by index beats collecting them anywhere, and this runs on
+/// every layout built from outside parts.
+pub(crate) fn check_distinct<T>(
     op: &'static str,
     side: Side,
-    dims: impl Iterator<Item = Dim> + Clone,
+    dims: &[T],
+    name: impl Fn(&T) -> Dim,
 ) -> Result<()> {
-    // Dim lists are short: a quadratic scan beats collecting them anywhere.
-    for (i, d) in dims.clone().enumerate() {
-        if dims.clone().take(i).any(|e| e == d) {
+    for i in 1..dims.len() {
+        let d = name(&dims[i]);
+        if dims[..i].iter().any(|e| name(e) == d) {
             return Err(LayoutError::DuplicateDim { op, side, dim: d });
         }
     }

@@ -134,7 +134,7 @@ impl LinearLayout {
 
 /// The most dims per side [`SameDims`] handles: as many as a layout holds
 /// inline.
-const SAME_DIMS_MAX: usize = 4;
+const SAME_DIMS_MAX: usize = super::DIMS_INLINE;
 
 /// The product of two factors over the same in-dim and out-dim lists (the
 /// common case: a tile times its repetitions), where no merging is needed

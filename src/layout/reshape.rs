@@ -44,7 +44,7 @@ impl LinearLayout {
             let what = || format!("size of new {side}-dim {d}");
             dims.push((d, log2_exact(op, what, size)? as u8));
         }
-        check_distinct(op, side, dims.iter().map(|x| x.0))?;
+        check_distinct(op, side, &dims, |x| x.0)?;
         let old_bits = match side {
             Side::In => self.total_in_bits(),
             Side::Out => self.total_out_bits(),
@@ -93,7 +93,7 @@ impl LinearLayout {
             order.iter().copied(),
             self.in_dim_names(),
         )?;
-        check_distinct(OP, Side::In, order.iter().copied())?;
+        check_distinct(OP, Side::In, order, |&d| d)?;
         let mut ins = DimBits::new();
         let mut cols = Cols::new();
         for &d in order {
@@ -119,7 +119,7 @@ impl LinearLayout {
             order.iter().copied(),
             self.out_dim_names(),
         )?;
-        check_distinct(OP, Side::Out, order.iter().copied())?;
+        check_distinct(OP, Side::Out, order, |&d| d)?;
         let mut outs = DimBits::new();
         for &d in order {
             outs.push(self.outs_raw()[self.require_out(d, OP)?]);

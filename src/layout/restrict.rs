@@ -98,7 +98,7 @@ impl LinearLayout {
         }
         let mut outs = self.outs_owned();
         outs.extend(other.outs_raw().iter().copied());
-        check_distinct(OP, Side::Out, outs.iter().map(|x| x.0))?;
+        check_distinct(OP, Side::Out, &outs, |x| x.0)?;
         let total: u32 = outs.iter().map(|x| x.1 as u32).sum();
         if total > super::MAX_BITS {
             return Err(LayoutError::TooManyBits {
