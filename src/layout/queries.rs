@@ -166,6 +166,9 @@ impl LinearLayout {
             rest >>= b;
             c
         };
+        // A fixed array handed over whole, like `collect_small` does; written
+        // out here because through `collect_small` this measured about 10%
+        // slower at 8 bits (notes/performance.md).
         if outs.len() <= 4 {
             let mut buf = [(Dim::REGISTER, 0); 4];
             for (slot, o) in buf.iter_mut().zip(outs.iter()) {
