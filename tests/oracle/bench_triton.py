@@ -391,6 +391,13 @@ def algebra_report(args):
             triton_us[(op, n)] = best_time(fn, args.budget) * 1e6
         print(f"timed Triton on {n} bits", file=sys.stderr, flush=True)
 
+    # What returning a layout adds to a binding call: a product of two empty
+    # layouts does next to no C++ work but builds and drops a Python result.
+    # Reported, not subtracted (subtracting it would lower the ratios of the
+    # operations that return a layout; notes/performance.md).
+    empty = LL.identity_1d(0, "register", "dim0")
+    returning_ns = best_time(lambda: empty * empty, args.budget) * 1e9
+
     # 3. Ours.
     start = time.time()
     if not args.no_cargo_bench:
@@ -402,6 +409,8 @@ def algebra_report(args):
     print(f"\nTriton binding overhead (timeit of `layout.num_in_dims`, best of 5): "
           f"{min(ov) * 1000:.0f}-{max(ov) * 1000:.0f} ns; it is SUBTRACTED in the "
           f"'Triton - overhead' column and the ratio.")
+    print(f"A call that returns a layout costs more: `empty * empty` on two empty layouts takes "
+          f"{returning_ns:.0f} ns (reported, not subtracted).")
     print("Ours: criterion median; ratio = (Triton - overhead) / ours.\n")
     header = ["operation", "bits", "Triton µs (raw)", "Triton µs (- overhead)", "ours ns", "ratio"]
     rows = []
