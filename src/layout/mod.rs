@@ -14,6 +14,7 @@
 
 mod compose;
 mod divide;
+mod from_bases;
 mod product;
 pub use product::supremum;
 mod queries;
@@ -186,89 +187,6 @@ impl LinearLayout {
             out_bits: self.total_out_bits(),
             out_dims: self.out_dim_sizes(),
         }
-    }
-
-    /// Builds a layout from its bases, inferring each out-dim's size as the
-    /// smallest power of two above every component on it (Triton's
-    /// `LinearLayout(bases, outDimNames)`). The result must be surjective.
-    pub fn from_bases(bases: &[(Dim, Vec<Vec<u64>>)], out_dim_names: &[Dim]) -> Result<Self> {
-        const OP: &str = "from_bases";
-        let mut sizes: Vec<(Dim, u64)> = out_dim_names.iter().map(|&d| (d, 1)).collect();
-        for (in_dim, vectors) in bases {
-            for (index, basis) in vectors.iter().enumerate() {
-                if basis.len() != out_dim_names.len() {
-                    return Err(LayoutError::BasisLength {
-                        op: OP,
-                        in_dim: *in_dim,
-                        index,
-                        got: basis.len(),
-                        expected: out_dim_names.len(),
-                    });
-                }
-                for (k, &c) in basis.iter().enumerate() {
-                    let Some(size) = c.checked_add(1).and_then(u64::checked_next_power_of_two)
-                    else {
-                        return Err(LayoutError::TooLarge {
-                            op: OP,
-                            what: format!("component on out-dim {}", out_dim_names[k]),
-                            value: c,
-                            limit: 1 << MAX_DIM_BITS,
-                        });
-                    };
-                    sizes[k].1 = sizes[k].1.max(size);
-                }
-            }
-        }
-        Self::build(OP, bases, &sizes, true)
-    }
-
-    /// Builds a layout from its bases and explicit out-dim sizes. With
-    /// `require_surjective`, a layout whose bases do not span every out-dim is
-    /// an error.
-    pub fn from_bases_with_sizes(
-        bases: &[(Dim, Vec<Vec<u64>>)],
-        out_dims: &[(Dim, u64)],
-        require_surjective: bool,
-    ) -> Result<Self> {
-        Self::build("from_bases", bases, out_dims, require_surjective)
-    }
-
-    /// The checks of Triton's `checkInvariants`, in its order: basis lengths,
-    /// power-of-two sizes, components in range, then surjectivity.
-    pub(crate) fn build(
-        op: &'static str,
-        bases: &[(Dim, Vec<Vec<u64>>)],
-        out_dims: &[(Dim, u64)],
-        require_surjective: bool,
-    ) -> Result<Self> {
-        let mut in_bits = 0usize;
-        for (in_dim, vectors) in bases {
-            in_bits += vectors.len();
-            if let Some(index) = vectors.iter().position(|b| b.len() != out_dims.len()) {
-                return Err(LayoutError::BasisLength {
-                    op,
-                    in_dim: *in_dim,
-                    index,
-                    got: vectors[index].len(),
-                    expected: out_dims.len(),
-                });
-            }
-        }
-        for &(d, size) in out_dims {
-            log2_exact(op, || format!("size of out-dim {d}"), size)?;
-        }
-        // Dim lists and columns in fixed arrays when they fit inline, so
-        // that the layout is assembled once (see `from_parts`).
-        let outs: DimBits = collect_small(
-            out_dims
-                .iter()
-                .map(|&(d, size)| (d, size.trailing_zeros() as u8)),
-        );
-        let out_bits = out_dims.iter().map(|d| d.1.trailing_zeros()).sum();
-        check_bit_limits(op, in_bits, out_bits)?;
-        let cols = cols_from_fn(in_bits, |slots| pack_bases(op, bases, &outs, slots))?;
-        let ins = collect_small(bases.iter().map(|(d, vectors)| (*d, vectors.len() as u8)));
-        Self::from_parts(op, ins, cols, outs, require_surjective)
     }
 
     /// `x ↦ x` on `size` elements: bases `1, 2, 4, …, size/2`. A size of 0
@@ -733,43 +651,6 @@ pub(crate) fn cols_from_fn(n: usize, fill: impl FnOnce(&mut [u64]) -> Result<()>
         fill(&mut v)?;
         Ok(Cols::from_vec(v))
     }
-}
-
-/// Packs `bases` (one component per out-dim of `outs`) into `slots`, one
-/// column per basis, checking every component against its out-dim's size.
-fn pack_bases(
-    op: &'static str,
-    bases: &[(Dim, Vec<Vec<u64>>)],
-    outs: &[(Dim, u8)],
-    slots: &mut [u64],
-) -> Result<()> {
-    let mut slots = slots.iter_mut();
-    for (in_dim, vectors) in bases {
-        for (index, basis) in vectors.iter().enumerate() {
-            let mut packed = 0u64;
-            let mut shift = 0u32;
-            for (&c, &(out_dim, log2)) in basis.iter().zip(outs) {
-                // Sizes are powers of two below 2^64, so `log2 < 64`.
-                if c >> log2 != 0 {
-                    return Err(LayoutError::ComponentOutOfRange {
-                        op,
-                        in_dim: *in_dim,
-                        index,
-                        out_dim,
-                        value: c,
-                        size: 1u64 << log2,
-                    });
-                }
-                // Past bit 63 only zero components remain.
-                packed |= c.wrapping_shl(shift);
-                shift += log2 as u32;
-            }
-            if let Some(slot) = slots.next() {
-                *slot = packed;
-            }
-        }
-    }
-    Ok(())
 }
 
 /// At most [`MAX_BITS`] input bits and [`MAX_BITS`] output bits.

@@ -1,0 +1,344 @@
+//! Building a layout from its bases: Triton's `LinearLayout(bases, outDims)`
+//! constructor and its `checkInvariants`.
+//!
+//! The bases arrive nested, one `Vec` of components per input bit, as in
+//! Triton's `BasesT`. Each basis is checked and packed into one `u64` column
+//! (see [`crate::bits`]); the rank then decides surjectivity.
+
+use super::{
+    DimBits, LinearLayout, MAX_BITS, MAX_DIM_BITS, check_bit_limits, collect_small, cols_from_fn,
+    log2_exact,
+};
+use crate::dim::Dim;
+use crate::error::{LayoutError, Result};
+
+impl LinearLayout {
+    /// Builds a layout from its bases, inferring each out-dim's size as the
+    /// smallest power of two above every component on it (Triton's
+    /// `LinearLayout(bases, outDimNames)`). The result must be surjective.
+    pub fn from_bases(bases: &[(Dim, Vec<Vec<u64>>)], out_dim_names: &[Dim]) -> Result<Self> {
+        const OP: &str = "from_bases";
+        let mut sizes: Vec<(Dim, u64)> = out_dim_names.iter().map(|&d| (d, 1)).collect();
+        for (in_dim, vectors) in bases {
+            for (index, basis) in vectors.iter().enumerate() {
+                if basis.len() != out_dim_names.len() {
+                    return Err(LayoutError::BasisLength {
+                        op: OP,
+                        in_dim: *in_dim,
+                        index,
+                        got: basis.len(),
+                        expected: out_dim_names.len(),
+                    });
+                }
+                for (k, &c) in basis.iter().enumerate() {
+                    let Some(size) = c.checked_add(1).and_then(u64::checked_next_power_of_two)
+                    else {
+                        return Err(LayoutError::TooLarge {
+                            op: OP,
+                            what: format!("component on out-dim {}", out_dim_names[k]),
+                            value: c,
+                            limit: 1 << MAX_DIM_BITS,
+                        });
+                    };
+                    sizes[k].1 = sizes[k].1.max(size);
+                }
+            }
+        }
+        Self::build(OP, bases, &sizes, true)
+    }
+
+    /// Builds a layout from its bases and explicit out-dim sizes. With
+    /// `require_surjective`, a layout whose bases do not span every out-dim is
+    /// an error.
+    pub fn from_bases_with_sizes(
+        bases: &[(Dim, Vec<Vec<u64>>)],
+        out_dims: &[(Dim, u64)],
+        require_surjective: bool,
+    ) -> Result<Self> {
+        Self::build("from_bases", bases, out_dims, require_surjective)
+    }
+
+    /// The checks of Triton's `checkInvariants`, in its order: basis lengths,
+    /// power-of-two sizes, components in range, then surjectivity.
+    ///
+    /// Valid input with one to four out-dims is checked while it is packed,
+    /// in one pass ([`pack_fast`]); anything that pass refuses is checked
+    /// again in Triton's order, so the error is the one Triton's order gives.
+    pub(crate) fn build(
+        op: &'static str,
+        bases: &[(Dim, Vec<Vec<u64>>)],
+        out_dims: &[(Dim, u64)],
+        require_surjective: bool,
+    ) -> Result<Self> {
+        let in_bits: usize = bases.iter().map(|(_, vectors)| vectors.len()).sum();
+        // `trailing_zeros` is the log2 of a power of two; `outs` is only
+        // used once every size is known to be one.
+        let outs: DimBits = collect_small(
+            out_dims
+                .iter()
+                .map(|&(d, size)| (d, size.trailing_zeros() as u8)),
+        );
+        let out_bits: u32 = outs.iter().map(|d| d.1 as u32).sum();
+        let fits = out_dims.iter().all(|d| d.1.is_power_of_two())
+            && check_bit_limits(op, in_bits, out_bits).is_ok();
+        // Dim lists and columns in fixed arrays when they fit inline, so
+        // that the layout is assembled once (see `from_parts`).
+        let cols = cols_from_fn(in_bits.min(MAX_BITS as usize + 1), |slots| {
+            if fits && pack_fast(bases, &outs, slots) {
+                return Ok(());
+            }
+            check_shape(op, bases, out_dims, in_bits, out_bits)?;
+            pack_any(op, bases, &outs, slots)
+        })?;
+        let ins = collect_small(bases.iter().map(|(d, vectors)| (*d, vectors.len() as u8)));
+        Self::from_parts(op, ins, cols, outs, require_surjective)
+    }
+}
+
+/// The shape checks of [`LinearLayout::build`], in Triton's order: every
+/// basis has one component per out-dim, every size is a power of two, and
+/// both sides are within [`MAX_BITS`].
+fn check_shape(
+    op: &'static str,
+    bases: &[(Dim, Vec<Vec<u64>>)],
+    out_dims: &[(Dim, u64)],
+    in_bits: usize,
+    out_bits: u32,
+) -> Result<()> {
+    for (in_dim, vectors) in bases {
+        if let Some(index) = vectors.iter().position(|b| b.len() != out_dims.len()) {
+            return Err(LayoutError::BasisLength {
+                op,
+                in_dim: *in_dim,
+                index,
+                got: vectors[index].len(),
+                expected: out_dims.len(),
+            });
+        }
+    }
+    for &(d, size) in out_dims {
+        log2_exact(op, || format!("size of out-dim {d}"), size)?;
+    }
+    check_bit_limits(op, in_bits, out_bits)
+}
+
+/// Packs `bases` (one component per out-dim of `outs`) into `slots`, one
+/// column per basis, when every basis has that many components, all in
+/// range; `false` otherwise, or when there are more than four out-dims.
+///
+/// Layouts almost always have one to four out-dims; for those the
+/// per-basis loop is unrolled (`pack_fixed`), and the length and range
+/// checks are part of packing.
+fn pack_fast(bases: &[(Dim, Vec<Vec<u64>>)], outs: &[(Dim, u8)], slots: &mut [u64]) -> bool {
+    match outs.len() {
+        1 => pack_fixed::<1>(bases, outs, slots),
+        2 => pack_fixed::<2>(bases, outs, slots),
+        3 => pack_fixed::<3>(bases, outs, slots),
+        4 => pack_fixed::<4>(bases, outs, slots),
+        _ => false,
+    }
+}
+
+/// [`pack_fast`] for exactly `N` out-dims.
+#[inline]
+fn pack_fixed<const N: usize>(
+    bases: &[(Dim, Vec<Vec<u64>>)],
+    outs: &[(Dim, u8)],
+    slots: &mut [u64],
+) -> bool {
+    let Ok(outs) = <&[(Dim, u8); N]>::try_from(outs) else {
+        return false;
+    };
+    let log2 = outs.map(|o| o.1 as u32);
+    let mut shift = [0u32; N];
+    for k in 1..N {
+        shift[k] = shift[k - 1] + log2[k - 1];
+    }
+    let mut slots = slots.iter_mut();
+    for basis in bases.iter().flat_map(|(_, vectors)| vectors) {
+        let Ok(c) = <&[u64; N]>::try_from(basis.as_slice()) else {
+            return false;
+        };
+        let (mut packed, mut outside) = (0u64, 0u64);
+        for k in 0..N {
+            // Sizes are powers of two below 2^64, so `log2 < 64`; past bit
+            // 63 only zero components remain.
+            outside |= c[k] >> log2[k];
+            packed |= c[k].wrapping_shl(shift[k]);
+        }
+        if outside != 0 {
+            return false;
+        }
+        if let Some(slot) = slots.next() {
+            *slot = packed;
+        }
+    }
+    true
+}
+
+/// Packs `bases` as [`pack_fast`] does, for any number of out-dims, with
+/// the error for the first out-of-range component. The bases have the right
+/// lengths ([`check_shape`]).
+fn pack_any(
+    op: &'static str,
+    bases: &[(Dim, Vec<Vec<u64>>)],
+    outs: &[(Dim, u8)],
+    slots: &mut [u64],
+) -> Result<()> {
+    let mut slots = slots.iter_mut();
+    for (in_dim, vectors) in bases {
+        for (index, basis) in vectors.iter().enumerate() {
+            let mut packed = 0u64;
+            let mut shift = 0u32;
+            for (&c, &(out_dim, log2)) in basis.iter().zip(outs) {
+                // Sizes are powers of two below 2^64, so `log2 < 64`.
+                if c >> log2 != 0 {
+                    return Err(LayoutError::ComponentOutOfRange {
+                        op,
+                        in_dim: *in_dim,
+                        index,
+                        out_dim,
+                        value: c,
+                        size: 1u64 << log2,
+                    });
+                }
+                // Past bit 63 only zero components remain.
+                packed |= c.wrapping_shl(shift);
+                shift += log2 as u32;
+            }
+            if let Some(slot) = slots.next() {
+                *slot = packed;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dim::dim;
+    use crate::layout::Bases;
+
+    /// The checks one at a time, in Triton's order, with no fast path: what
+    /// [`LinearLayout::build`] must agree with, error for error.
+    fn build_in_order(
+        bases: &[(Dim, Vec<Vec<u64>>)],
+        out_dims: &[(Dim, u64)],
+        require_surjective: bool,
+    ) -> Result<LinearLayout> {
+        const OP: &str = "from_bases";
+        let in_bits: usize = bases.iter().map(|(_, vectors)| vectors.len()).sum();
+        let out_bits = out_dims.iter().map(|d| d.1.trailing_zeros()).sum();
+        check_shape(OP, bases, out_dims, in_bits, out_bits)?;
+        let outs: DimBits = out_dims
+            .iter()
+            .map(|&(d, size)| (d, size.trailing_zeros() as u8))
+            .collect();
+        let cols = cols_from_fn(in_bits, |slots| pack_any(OP, bases, &outs, slots))?;
+        let ins = bases.iter().map(|(d, v)| (*d, v.len() as u8)).collect();
+        LinearLayout::from_parts(OP, ins, cols, outs, require_surjective)
+    }
+
+    /// Mostly well-formed input with every kind of defect now and then: a
+    /// basis of the wrong length, a size that is not a power of two (or 0),
+    /// a component out of range, a repeated name, more than 64 bits.
+    fn raw_input(next: &mut impl FnMut() -> u64) -> (Bases, Vec<(Dim, u64)>) {
+        let one_in = |n: u64, next: &mut dyn FnMut() -> u64| next() % n == 0;
+        let name = |prefix: &str, k: u64, next: &mut dyn FnMut() -> u64| {
+            // One name in 32 repeats an earlier one.
+            let k = if k > 0 && next() % 32 == 0 {
+                next() % k
+            } else {
+                k
+            };
+            dim(&format!("{prefix}{k}"))
+        };
+        let out_dims: Vec<(Dim, u64)> = (0..next() % 6)
+            .map(|k| {
+                let size = match next() % 40 {
+                    0 => next() % 40,
+                    1 => 1 << (next() % 64),
+                    _ => 1 << (next() % 9),
+                };
+                (name("out", k, &mut *next), size)
+            })
+            .collect();
+        let bases = (0..next() % 5)
+            .map(|k| {
+                let count = if one_in(40, &mut *next) {
+                    40
+                } else {
+                    next() % 8
+                };
+                let vectors = (0..count)
+                    .map(|_| {
+                        let len = if one_in(64, &mut *next) {
+                            (next() % 6) as usize
+                        } else {
+                            out_dims.len()
+                        };
+                        (0..len)
+                            .map(|k| {
+                                let size = out_dims.get(k).map_or(4, |d| d.1.max(1));
+                                // One component in 128 lands at or past its size.
+                                let bound = if one_in(128, &mut *next) {
+                                    2 * size
+                                } else {
+                                    size
+                                };
+                                next() % bound.max(1)
+                            })
+                            .collect()
+                    })
+                    .collect();
+                (name("in", k, &mut *next), vectors)
+            })
+            .collect();
+        (bases, out_dims)
+    }
+
+    #[test]
+    fn the_fast_path_gives_the_in_order_result() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut outcomes = std::collections::BTreeMap::<String, usize>::new();
+        for _ in 0..40_000 {
+            let (bases, out_dims) = raw_input(&mut next);
+            let surjective = next() % 2 == 0;
+            let fast = LinearLayout::build("from_bases", &bases, &out_dims, surjective);
+            let in_order = build_in_order(&bases, &out_dims, surjective);
+            assert_eq!(fast, in_order, "{bases:?} {out_dims:?}");
+            let kind = match fast {
+                Ok(l) => format!("ok, {} out-dims", l.num_out_dims().min(4)),
+                Err(e) => format!("{e:?}")
+                    .split([' ', '{'])
+                    .next()
+                    .unwrap_or("")
+                    .to_string(),
+            };
+            *outcomes.entry(kind).or_default() += 1;
+        }
+        // Every path is exercised: each outcome, and each fixed width.
+        for kind in [
+            "ok, 1 out-dims",
+            "ok, 2 out-dims",
+            "ok, 3 out-dims",
+            "ok, 4 out-dims",
+            "BasisLength",
+            "NotPowerOfTwo",
+            "ComponentOutOfRange",
+            "DuplicateDim",
+            "TooManyBits",
+            "NotSurjective",
+        ] {
+            let seen = outcomes.get(kind).copied().unwrap_or(0);
+            assert!(seen >= 50, "{kind}: {seen} of {outcomes:?}");
+        }
+    }
+}
