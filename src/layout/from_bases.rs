@@ -283,7 +283,7 @@ mod tests {
                                 let size = out_dims.get(k).map_or(4, |d| d.1.max(1));
                                 // One component in 128 lands at or past its size.
                                 let bound = if one_in(128, &mut *next) {
-                                    2 * size
+                                    size.saturating_mul(2)
                                 } else {
                                     size
                                 };
