@@ -4,7 +4,7 @@
 use crate::column_action::ColumnAction;
 use crate::dim::Dim;
 use crate::error::{LayoutError, Result};
-use crate::layout::LinearLayout;
+use crate::layout::{DimBits, LinearLayout};
 
 fn shape_of(op: &'static str, shape: &[(Dim, u64)], d: Dim) -> Result<u64> {
     shape
@@ -54,9 +54,12 @@ pub fn ensure_layout_not_smaller_than(
             got: first.map_or("(none)".to_string(), |d| d.to_string()),
         });
     };
-    let mut out = layout.clone();
+    // Growth in bits per out-dim: each is the product with an identity of
+    // `want / size` elements, which must be a power of two.
+    let mut growth = Vec::with_capacity(shape.len());
     for (d, size) in layout.out_dims() {
         let want = shape_of(OP, shape, d)?;
+        let mut g = 0;
         if want > size {
             if want % size != 0 {
                 return Err(LayoutError::NotDivisible {
@@ -66,10 +69,16 @@ pub fn ensure_layout_not_smaller_than(
                     target: want,
                 });
             }
-            out = out.product(&LinearLayout::identity_1d(want / size, first, d)?)?;
+            let factor = want / size;
+            if !factor.is_power_of_two() {
+                // The product's identity refuses it: report its error.
+                LinearLayout::identity_1d(factor, first, d)?;
+            }
+            g = factor.trailing_zeros() as u8;
         }
+        growth.push(g);
     }
-    Ok(out)
+    layout.grow_outs(OP, first, &growth)
 }
 
 /// Shrinks the codomain to `shape` (Triton 3.8 and later): each out-dim
@@ -87,7 +96,7 @@ pub fn ensure_layout_not_larger_than(
     if shape.is_empty() {
         return Ok(layout.clone());
     }
-    let mut outs = Vec::new();
+    let mut log2 = Vec::with_capacity(shape.len());
     for (d, size) in layout.out_dims() {
         let want = shape_of(OP, shape, d)?;
         if !want.is_power_of_two() {
@@ -97,27 +106,10 @@ pub fn ensure_layout_not_larger_than(
                 value: want,
             });
         }
-        outs.push((d, size.min(want)));
+        log2.push(size.min(want).trailing_zeros() as u8);
     }
-    let mut bases = layout.bases();
-    for (in_dim, vectors) in bases.iter_mut() {
-        let mut kept = Vec::with_capacity(vectors.len());
-        for v in vectors.drain(..) {
-            let was_nonzero = v.iter().any(|&c| c != 0);
-            let clipped: Vec<u64> = v
-                .iter()
-                .zip(&outs)
-                .map(|(&c, &(_, s))| if c >= s { 0 } else { c })
-                .collect();
-            let now_zero = clipped.iter().all(|&c| c == 0);
-            if !broadcast_registers && *in_dim == Dim::REGISTER && was_nonzero && now_zero {
-                continue;
-            }
-            kept.push(clipped);
-        }
-        *vectors = kept;
-    }
-    LinearLayout::from_bases_with_sizes(&bases, &outs, false)
+    let drop_zeroed = (!broadcast_registers).then_some(Dim::REGISTER);
+    layout.clip_outs(OP, &log2, drop_zeroed)
 }
 
 /// The `ensureLayoutNotLargerThan` of Triton 3.2 to 3.7: for each out-dim that
@@ -189,6 +181,9 @@ pub fn identity_standard_nd(in_dim: Dim, shape: &[u64], order: &[usize]) -> Resu
             expected: shape.len(),
         });
     }
+    if let Some(outs) = standard_outs(shape, order) {
+        return LinearLayout::identity_onto(OP, in_dim, outs);
+    }
     let mut out = LinearLayout::empty();
     for &d in order {
         let size = *shape.get(d).ok_or(LayoutError::IndexOutOfRange {
@@ -199,6 +194,28 @@ pub fn identity_standard_nd(in_dim: Dim, shape: &[u64], order: &[usize]) -> Resu
         out = out.product(&LinearLayout::identity_1d(size, in_dim, Dim::standard(d))?)?;
     }
     Ok(out)
+}
+
+/// The out-dims of [`identity_standard_nd`] when the product it describes
+/// is a plain identity: `order` is a permutation of the dims, every size a
+/// power of two (not 0), at most [`crate::MAX_BITS`] bits in all. `None`
+/// leaves every other case, errors included, to the product itself.
+fn standard_outs(shape: &[u64], order: &[usize]) -> Option<DimBits> {
+    if order.is_empty() || order.len() > 64 {
+        return None;
+    }
+    let (mut seen, mut bits) = (0u64, 0u32);
+    let mut outs = DimBits::new();
+    for &d in order {
+        let size = *shape.get(d)?;
+        if d >= 64 || seen >> d & 1 != 0 || !size.is_power_of_two() {
+            return None;
+        }
+        seen |= 1 << d;
+        bits += size.trailing_zeros();
+        outs.push((Dim::standard(d), size.trailing_zeros() as u8));
+    }
+    (bits <= crate::MAX_BITS).then_some(outs)
 }
 
 /// A row-major reshape of a layout whose out-dims are tensor dims: the last

@@ -19,3 +19,4 @@ mod oracle_replay;
 mod shrink_ops;
 mod strategies;
 mod ttgir_corpus;
+mod utils_laws;

@@ -232,6 +232,22 @@ impl LinearLayout {
         )
     }
 
+    /// The identity from `in_dim` onto `outs` (distinct names with their
+    /// log2 sizes, at most [`MAX_BITS`] bits in all), the first out-dim
+    /// lowest: what a product of `identity_1d`s onto these out-dims gives,
+    /// built directly.
+    pub(crate) fn identity_onto(op: &'static str, in_dim: Dim, outs: DimBits) -> Result<Self> {
+        let n: u32 = outs.iter().map(|d| d.1 as u32).sum();
+        check_bit_limits(op, n as usize, n)?;
+        let cols = cols_from_fn(n as usize, |slots| {
+            for (j, slot) in slots.iter_mut().enumerate() {
+                *slot = 1 << j;
+            }
+            Ok(())
+        })?;
+        Self::from_parts(op, smallvec::smallvec![(in_dim, n as u8)], cols, outs, true)
+    }
+
     /// `x ↦ 0` on `size` elements, with out size `out_size` (Triton's
     /// default is 1). A size of 0 gives [`empty`](Self::empty).
     pub fn zeros_1d(size: u64, in_dim: Dim, out_dim: Dim, out_size: u64) -> Result<Self> {

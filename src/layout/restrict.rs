@@ -219,26 +219,111 @@ impl LinearLayout {
                 limit: 1 << current,
             });
         }
-        // A component >= size is zeroed whole (not truncated).
+        let mut log2: SmallVec<[u8; 4]> = self.outs_raw().iter().map(|o| o.1).collect();
+        log2[k] = bits as u8;
+        self.clip_outs(OP, &log2, None)
+    }
+
+    /// Shrinks every out-dim `k` to `log2[k]` bits (each at most its current
+    /// size), zeroing every component that does not fit: a component too
+    /// large is zeroed whole, not truncated. With `drop_zeroed = Some(d)`,
+    /// the bases of in-dim `d` that were nonzero and become zero are removed
+    /// instead of kept (Triton's `ensureLayoutNotLargerThan` without
+    /// register broadcasting).
+    pub(crate) fn clip_outs(
+        &self,
+        op: &'static str,
+        log2: &[u8],
+        drop_zeroed: Option<Dim>,
+    ) -> Result<LinearLayout> {
+        debug_assert!(
+            log2.len() == self.num_out_dims()
+                && log2.iter().zip(self.outs_raw()).all(|(&new, o)| new <= o.1),
+            "clip_outs only shrinks"
+        );
         let mut outs = self.outs_owned();
-        outs[k].1 = bits as u8;
-        let plan = shrink_plan(self.outs_raw(), &outs);
-        let shift = self.out_shift(k);
-        let field = bits::shl(bits::low_mask(current), shift);
-        let repack = Repack::new(self.outs_raw(), &plan);
-        let cols = self
-            .cols_raw()
-            .iter()
-            .map(|&c| {
-                let c = if bits::shr(c & field, shift) >= size {
-                    c & !field
-                } else {
-                    c
-                };
-                repack.apply(c)
+        for (o, &bits) in outs.iter_mut().zip(log2) {
+            o.1 = bits;
+        }
+        // Per out-dim, its field in the old packing and the part of that
+        // field a fitting component leaves zero.
+        let masks: SmallVec<[(u64, u64); 4]> = (0..outs.len())
+            .map(|k| {
+                let shift = self.out_shift(k);
+                let field = bits::shl(bits::low_mask(self.outs_raw()[k].1 as u32), shift);
+                (
+                    field,
+                    field & !bits::shl(bits::low_mask(log2[k] as u32), shift),
+                )
             })
             .collect();
-        LinearLayout::from_parts(OP, self.ins_owned(), cols, outs, false)
+        let repack = Repack::new(self.outs_raw(), &shrink_plan(self.outs_raw(), &outs));
+        let clip = |c: u64| {
+            let fitting = masks.iter().fold(
+                c,
+                |c, &(field, high)| {
+                    if c & high != 0 { c & !field } else { c }
+                },
+            );
+            repack.apply(fitting)
+        };
+        let mut ins = DimBits::new();
+        let mut cols = Cols::with_capacity(self.cols_raw().len());
+        for (k, &(d, _)) in self.ins_raw().iter().enumerate() {
+            let before = cols.len();
+            for &c in self.in_cols(k) {
+                let clipped = clip(c);
+                if drop_zeroed == Some(d) && c != 0 && clipped == 0 {
+                    continue;
+                }
+                cols.push(clipped);
+            }
+            ins.push((d, (cols.len() - before) as u8));
+        }
+        LinearLayout::from_parts(op, ins, cols, outs, false)
+    }
+
+    /// Grows out-dim `k` by `growth[k]` bits, each new bit reached by a new
+    /// basis of in-dim `d`, appended after its own in out-dim order: the
+    /// product of `self` with `identity_1d(2^growth[k], d, out_k)` for every
+    /// `k` in turn, built in one pass (Triton's `ensureLayoutNotSmallerThan`).
+    pub(crate) fn grow_outs(
+        &self,
+        op: &'static str,
+        d: Dim,
+        growth: &[u8],
+    ) -> Result<LinearLayout> {
+        debug_assert_eq!(growth.len(), self.num_out_dims());
+        let target = self.require_in(d, op)?;
+        let total: u32 = growth.iter().map(|&g| g as u32).sum();
+        super::check_bit_limits(
+            op,
+            (self.total_in_bits() + total) as usize,
+            self.total_out_bits() + total,
+        )?;
+        // Within 64 bits in all, so no single dim overflows a `u8`.
+        let mut outs = self.outs_owned();
+        for (o, &g) in outs.iter_mut().zip(growth) {
+            o.1 += g;
+        }
+        // Every field moves up by the growth of the out-dims below it; a
+        // field's own new bits sit above its old ones.
+        let repack = Repack::from_fn(self.outs_raw(), |k, _| Some(super::out_shift(&outs, k)));
+        let mut ins = DimBits::new();
+        let mut cols = Cols::with_capacity(self.cols_raw().len() + total as usize);
+        for (k, &(name, bits)) in self.ins_raw().iter().enumerate() {
+            cols.extend(self.in_cols(k).iter().map(|&c| repack.apply(c)));
+            let mut added = 0u8;
+            if k == target {
+                for (j, (&(_, old), &g)) in self.outs_raw().iter().zip(growth).enumerate() {
+                    let base = super::out_shift(&outs, j) + old as u32;
+                    cols.extend((0..g as u32).map(|i| 1u64 << (base + i)));
+                    added += g;
+                }
+            }
+            ins.push((name, bits + added));
+        }
+        LinearLayout::from_parts(op, ins, cols, outs, false)
     }
 
     /// Renames in-dim `old` to `new`, moving it to the end of the in-dims.
