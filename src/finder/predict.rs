@@ -6,6 +6,7 @@ use super::decisions::{
 };
 use super::sites::{self, Failure};
 use super::verdict::{Prediction, Trace};
+use crate::error::LayoutError;
 use crate::triton::attr::{Attr, SwizzledShared};
 use crate::triton::{Conversion, TritonVersion, to_linear_layout};
 
@@ -337,22 +338,29 @@ fn staged_copy(
         has_leading_offset: None,
     };
     let shared = Attr::SwizzledShared(swizzled.clone());
-    // The layouts are valid by construction; a failure here is the model's.
-    let model_error = |message: String| {
-        Failure::diagnostic(
-            cfg.triton,
-            "linear-layout's model of the pipelined copy",
-            message,
-        )
-    };
+    // The layouts are valid by construction. A Triton assertion in their
+    // conversion is Triton's failure; any other refusal is our converter's,
+    // not a prediction about Triton: it is traced and nothing is claimed, as
+    // at the other sites.
     let layout = |attr: &Attr, elem_bits| match to_linear_layout(attr, shape, cfg.triton, elem_bits)
     {
-        Ok(Conversion::Layout(l)) => Ok(l),
-        Ok(Conversion::NoLayout(why)) => Err(model_error(why)),
-        Err(e) => Err(model_error(e.to_string())),
+        Ok(Conversion::Layout(l)) => Ok(Ok(l)),
+        Ok(Conversion::NoLayout(why)) => Ok(Err(why)),
+        Err(LayoutError::TritonAssertion { site, message, .. }) => {
+            Err(Failure::assertion(cfg.triton, site, message))
+        }
+        Err(e) => Ok(Err(e.to_string())),
     };
-    let regs = layout(&Attr::Blocked(blocked.clone()), None)?;
-    let smem = layout(&shared, Some(bits))?;
+    let (regs, smem) = match (
+        layout(&Attr::Blocked(blocked.clone()), None)?,
+        layout(&shared, Some(bits))?,
+    ) {
+        (Ok(regs), Ok(smem)) => (regs, smem),
+        (Err(why), _) | (_, Err(why)) => {
+            trace.note(|| format!("{name} load: pipelined copy not modelled here ({why})"));
+            return Ok(());
+        }
+    };
     trace.layout(
         || {
             format!(
