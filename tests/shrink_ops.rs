@@ -207,4 +207,25 @@ fn checked_eval_requests_answer_as_unchecked_ones_do() {
     let bad =
         serde_json::json!({"op": "apply", "check": "yes", "a": ok["a"], "input": [["lane", 1]]});
     assert_eq!(eval(&bad).unwrap_err().kind, "bad_request");
+    // Every query, checked or not, answers the same.
+    for op in [
+        "apply",
+        "free_variable_masks",
+        "num_consecutive_in_out",
+        "is_surjective",
+        "is_injective",
+        "is_invertible",
+        "to_string",
+    ] {
+        let query = |check: bool| {
+            serde_json::json!({"op": op, "check": check, "a": ok["a"], "input": [["lane", 3]]})
+        };
+        let plain = eval(&query(false)).unwrap();
+        assert_eq!(eval(&query(true)).unwrap(), plain, "{op}");
+        match op {
+            "apply" => assert_eq!(plain, serde_json::json!([["dim0", 3]])),
+            "is_invertible" => assert_eq!(plain, true),
+            _ => {}
+        }
+    }
 }

@@ -219,31 +219,29 @@ pub fn eval(request: &Value) -> Result<Value, EvalError> {
     if check {
         let checked = match &answer {
             Answer::Layout(l) => invariants(l),
-            // A query reads `a`; its invariants compare the queries with
-            // the reference.
-            Answer::Value(_) => match args.map.get("a") {
-                Some(_) => invariants(&args.layout("a")?),
-                None => Ok(()),
-            },
+            // A query's invariants compare the queries on `a` with the
+            // reference.
+            Answer::Query(a, _) => invariants(a),
         };
         checked.map_err(|v| v.in_op(OPS.iter().find(|&&o| o == op).copied().unwrap_or("eval")))?;
     }
     Ok(match answer {
         Answer::Layout(l) => layout_value(&l),
-        Answer::Value(v) => v,
+        Answer::Query(_, v) => v,
     })
 }
 
 /// The answer of an operation that is not a step.
 enum Answer {
+    /// A constructed layout.
     Layout(LinearLayout),
-    Value(Value),
+    /// A query's value, with the layout `a` it was asked of.
+    Query(LinearLayout, Value),
 }
 
 /// The operations that are not steps: constructors and queries.
 fn other(op: &str, args: &Args<'_>) -> Result<Answer, EvalError> {
     let l = |v: LinearLayout| Ok(Answer::Layout(v));
-    let v = |v: Value| Ok(Answer::Value(v));
     match op {
         "from_bases" => {
             // With `out_dim_sizes`, a `Step` (see `steps::parse`).
@@ -277,17 +275,25 @@ fn other(op: &str, args: &Args<'_>) -> Result<Answer, EvalError> {
             args.dim("out_dim")?,
             args.opt("out_dim_size")?.unwrap_or(1),
         )?),
-        "apply" => {
+        "apply"
+        | "free_variable_masks"
+        | "num_consecutive_in_out"
+        | "is_surjective"
+        | "is_injective"
+        | "is_invertible"
+        | "to_string" => {
             let a = args.layout("a")?;
-            let input = args.dim_sizes("input")?;
-            v(dim_values(a.apply(&input)?))
+            let value = match op {
+                "apply" => dim_values(a.apply(&args.dim_sizes("input")?)?),
+                "free_variable_masks" => dim_values(a.free_variable_masks()),
+                "num_consecutive_in_out" => json!(a.num_consecutive_in_out()),
+                "is_surjective" => json!(a.is_surjective()),
+                "is_injective" => json!(a.is_injective()),
+                "is_invertible" => json!(a.is_invertible()),
+                _ => json!(a.to_string()), // "to_string"
+            };
+            Ok(Answer::Query(a, value))
         }
-        "free_variable_masks" => v(dim_values(args.layout("a")?.free_variable_masks())),
-        "num_consecutive_in_out" => v(json!(args.layout("a")?.num_consecutive_in_out())),
-        "is_surjective" => v(json!(args.layout("a")?.is_surjective())),
-        "is_injective" => v(json!(args.layout("a")?.is_injective())),
-        "is_invertible" => v(json!(args.layout("a")?.is_invertible())),
-        "to_string" => v(json!(args.layout("a")?.to_string())),
         "parse" => l(crate::format::parse_any(&args.get::<String>("text")?)?),
         other => Err(EvalError {
             kind: "unknown_op",
