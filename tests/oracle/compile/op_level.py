@@ -48,16 +48,13 @@ exact text compiled), "outcome", "message", "signal", "seconds", "stage",
 """
 
 import argparse
-import concurrent.futures
 import itertools
 import json
 import os
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -410,10 +407,7 @@ def child(args):
 
 
 def compile_cases(py, short, cases, jobs, label):
-    work = tempfile.mkdtemp(prefix="op_level-")
-    records = [None] * len(cases)
-
-    def one(i):
+    def job(work, i):
         case = cases[i]
         text = module_text(case, short)
         path = os.path.join(work, f"case{i}.ttgir")
@@ -426,19 +420,12 @@ def compile_cases(py, short, cases, jobs, label):
         for key in ("message", "exception"):  # no scratch paths in the record
             if key in rec:
                 rec[key] = rec[key].replace(path, "m.ttgir").replace(f"case{i}.ttgir", "m.ttgir")
-        return i, {"site": case["site"], "params": case["params"], "triton": short, "module": text, **rec}
+        return {"site": case["site"], "params": case["params"], "triton": short, "module": text, **rec}
 
-    t0 = time.time()
-    try:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
-            for done, fut in enumerate(concurrent.futures.as_completed([ex.submit(one, i) for i in range(len(cases))]), 1):
-                i, rec = fut.result()
-                records[i] = rec
-                extra = "" if rec["outcome"] == "ok" else "  " + rec["message"][:150]
-                print(f"[{label} {done}/{len(cases)} {time.time() - t0:.0f}s] {rec['outcome']:6} {rec['site']} "
-                      f"{json.dumps(rec['params'])}{extra}", file=sys.stderr, flush=True)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    def describe(_i, rec):
+        return f"{rec['site']} {json.dumps(rec['params'])}"
+
+    records, _ = run_grid.run_pool(len(cases), job, jobs, label, describe, prefix="op_level-")
     return records
 
 

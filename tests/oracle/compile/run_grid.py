@@ -456,33 +456,48 @@ def installed_version(py):
     return p.stdout.strip()
 
 
+def run_pool(count, job, jobs, label, describe, on_result=None, prefix="run_grid-"):
+    """Run job(work, i) -> record for every i in range(count), `jobs` at a
+    time, in a scratch directory `work` removed afterwards. Print one line
+    per finished job (with describe(i, record)) and call on_result(i,
+    record) as each finishes, so that nothing is lost on an interrupt.
+    Return the records in order and the seconds taken."""
+    work = tempfile.mkdtemp(prefix=prefix)
+    t0 = time.time()
+    records = [None] * count
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
+            futs = {ex.submit(job, work, i): i for i in range(count)}
+            for done, fut in enumerate(concurrent.futures.as_completed(futs), 1):
+                i = futs[fut]
+                rec = records[i] = fut.result()
+                if on_result:
+                    on_result(i, rec)
+                extra = "" if rec["outcome"] == "ok" else "  " + rec["message"][:160]
+                eta = (time.time() - t0) / done * (count - done)
+                print(f"[{label} {done}/{count} eta {eta/60:.0f}m] {rec['outcome']:7} {rec['seconds']:5.1f}s "
+                      f"{describe(i, rec)}{extra}", file=sys.stderr, flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return records, time.time() - t0
+
+
 def compile_all(py, configs, jobs, timeout, on_result, label="", ptxas=False):
     """Compile every config (each with its 'triton' key set) in children,
     `jobs` at a time; call on_result(index, record) as each one finishes."""
-    work = tempfile.mkdtemp(prefix="run_grid-")
-    t0 = time.time()
-    done = 0
+    def job(work, i):
+        return {"config": configs[i], **run_child(py, configs[i], work, timeout, ptxas)}
+
+    def describe(i, _rec):
+        c = configs[i]
+        return (f"{c['pattern']} {c['m']}x{c['n']}x{c['k']}" + (f" x{c['x']}" if c.get("x") else "") +
+                f" {c['dtype']} w{c['num_warps']} s{c['num_stages']} {c['arch']}")
+
+    records, secs = run_pool(len(configs), job, jobs, label, describe, on_result)
     counts = {}
-    try:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
-            futs = {ex.submit(run_child, py, cfg, work, timeout, ptxas): i for i, cfg in enumerate(configs)}
-            for fut in concurrent.futures.as_completed(futs):
-                i = futs[fut]
-                rec = fut.result()
-                rec = {"config": configs[i], **rec}
-                on_result(i, rec)
-                done += 1
-                counts[rec["outcome"]] = counts.get(rec["outcome"], 0) + 1
-                c = configs[i]
-                desc = (f"{c['pattern']} {c['m']}x{c['n']}x{c['k']}" + (f" x{c['x']}" if c.get("x") else "") +
-                        f" {c['dtype']} w{c['num_warps']} s{c['num_stages']} {c['arch']}")
-                extra = "" if rec["outcome"] == "ok" else "  " + rec["message"][:160]
-                eta = (time.time() - t0) / done * (len(configs) - done)
-                print(f"[{label} {done}/{len(configs)} eta {eta/60:.0f}m] {rec['outcome']:7} {rec['seconds']:5.1f}s "
-                      f"{desc}{extra}", file=sys.stderr, flush=True)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return counts, time.time() - t0
+    for rec in records:
+        counts[rec["outcome"]] = counts.get(rec["outcome"], 0) + 1
+    return counts, secs
 
 
 def record(args):
