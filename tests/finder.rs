@@ -31,9 +31,14 @@ fn predict_agrees_with_every_recorded_compile() {
         .map(|e| e.unwrap().path())
         .filter(|p| {
             p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                ["triton-", "fp8-triton-", "inductor-small-triton-"]
-                    .iter()
-                    .any(|p| n.starts_with(p))
+                [
+                    "triton-",
+                    "fp8-triton-",
+                    "fp8-inductor-triton-",
+                    "inductor-small-triton-",
+                ]
+                .iter()
+                .any(|p| n.starts_with(p))
                     && n.ends_with(".jsonl")
             })
         })
@@ -224,6 +229,32 @@ fn fp8_dots_with_k_below_32_fail_where_3_1_and_3_2_keep_the_promotion_on_the_ope
         assert_eq!(p.verdict, Verdict::Abort);
         assert!(p.site.unwrap().contains("MMA v3 accumulator"));
     }
+}
+
+#[test]
+fn inductor_fp8_dots_keep_the_promotion_behind_the_reshape() {
+    let run = |pattern: &str, mn: u64, k: u64, triton: &str| {
+        let cfg: Config = serde_json::from_value(serde_json::json!({
+            "pattern": pattern, "m": mn, "n": mn, "k": k, "x": null, "dtype": "fp8e4nv",
+            "num_warps": 4, "num_stages": 1, "arch": "sm90", "triton": triton,
+        }))
+        .unwrap();
+        predict(&cfg).unwrap()
+    };
+    // The same MMA v2 dot with costly loads (32x16 elements, 128 threads):
+    // straight from the loads, the promotion moves onto them; behind
+    // `tt.reshape` it stays on the dot operand and K = 16 miscounts.
+    assert_eq!(run("dot", 32, 16, "3.2").verdict, Verdict::Ok);
+    let p = run("inductor-3d", 32, 16, "3.2");
+    assert_eq!(p.verdict, Verdict::Abort);
+    assert!(p.site.unwrap().contains("packLLElements"));
+    // K = 32 is one whole 8-bit instruction (and Hopper takes it on wgmma).
+    assert_eq!(run("inductor-3d", 32, 32, "3.2").verdict, Verdict::Ok);
+    // 3.1 puts a 64-row dot on wgmma, whose K-contiguous fp8 operand (16
+    // bytes) has no NVMMA swizzle.
+    let p = run("inductor-3d", 64, 16, "3.1");
+    assert_eq!(p.verdict, Verdict::Abort);
+    assert!(p.site.unwrap().contains("MMAv3 operand"));
 }
 
 #[test]

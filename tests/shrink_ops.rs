@@ -217,9 +217,7 @@ fn checked_eval_requests_answer_as_unchecked_ones_do() {
         "is_invertible",
         "to_string",
     ] {
-        let query = |check: bool| {
-            serde_json::json!({"op": op, "check": check, "a": ok["a"], "input": [["lane", 3]]})
-        };
+        let query = |check: bool| serde_json::json!({"op": op, "check": check, "a": ok["a"], "input": [["lane", 3]]});
         let plain = eval(&query(false)).unwrap();
         assert_eq!(eval(&query(true)).unwrap(), plain, "{op}");
         match op {

@@ -136,7 +136,7 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
     if mma1.version == 3 {
         v3_operands(&d1, true, cfg, trace)?;
     }
-    v2_fp8_operands(&d1, &mma1, [true, true], cfg, trace)?;
+    v2_fp8_operands(&d1, &mma1, [true, true], false, cfg, trace)?;
     let x = cfg.x.unwrap_or(0);
     match cfg.pattern {
         Pattern::ChainA => {
@@ -150,7 +150,7 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
             };
             let mma2 = choose_mma(cfg, &d2);
             trace.note(|| describe("dot 2", &d2, &mma2, release));
-            v2_fp8_operands(&d2, &mma2, [false, true], cfg, trace)?;
+            v2_fp8_operands(&d2, &mma2, [false, true], false, cfg, trace)?;
             let in_registers = a_stays_in_registers(&mma1, &mma2, cfg);
             if mma2.version == 3 {
                 v3_operands(&d2, !in_registers, cfg, trace)?;
@@ -173,7 +173,7 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
             };
             let mma2 = choose_mma(cfg, &d2);
             trace.note(|| describe("dot 2", &d2, &mma2, release));
-            v2_fp8_operands(&d2, &mma2, [true, false], cfg, trace)?;
+            v2_fp8_operands(&d2, &mma2, [true, false], false, cfg, trace)?;
             if mma2.version == 3 {
                 v3_operands(&d2, true, cfg, trace)?;
                 store_p(cfg, &mma1, cfg.m, cfg.n, trace)?;
@@ -188,11 +188,13 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
 
 /// The fp8 → fp16 promotion of an MMA v2 dot's operands that come straight
 /// from a load (`loaded` = [A, B]); an operand computed by the first dot is
-/// promoted where it is produced, on the accumulator's layout.
+/// promoted where it is produced, on the accumulator's layout. With
+/// `reshaped`, the loaded operands reach the dot through `tt.reshape`.
 fn v2_fp8_operands(
     dot: &DotShape,
     mma: &Mma,
     loaded: [bool; 2],
+    reshaped: bool,
     cfg: &Config,
     trace: &mut Trace,
 ) -> Result<(), Failure> {
@@ -215,6 +217,7 @@ fn v2_fp8_operands(
             k: dot.k,
             warps: mma.warps,
             num_warps: cfg.num_warps,
+            reachable_from_load: !reshaped,
         };
         sites::fp8_promotion::promotion(&op, cfg.triton, trace)?;
     }
@@ -275,6 +278,11 @@ fn store_p(
 /// rank-3 `local_load` (the rhs, with a size-1 dim, is never staged). The
 /// `pre-5905` development build stages both loads with cp.async into
 /// buffers reordered the old way ([`staged_copy`]).
+///
+/// The dot's own sites are those of `dot`, with one difference: its fp8
+/// operands reach it through `tt.reshape`, so on MMA v2 their promotion
+/// stays on the dot operand whatever the loads cost (see
+/// [`sites::fp8_promotion`]).
 fn inductor(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
     let d = DotShape {
         m: cfg.m,
@@ -285,6 +293,11 @@ fn inductor(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
     };
     let mma = choose_mma(cfg, &d);
     trace.note(|| describe("dot", &d, &mma, cfg.triton));
+    if mma.version == 3 {
+        // Both operands are loaded and go through shared memory, A
+        // contiguous along K and B along N, as in `dot`.
+        v3_operands(&d, true, cfg, trace)?;
+    }
     // Contiguous elements per thread of the coalesced lhs load [1, M, K].
     let bits = cfg.dtype.bits();
     let per_thread = coalesced_load(&[1, cfg.m, cfg.k], 2, bits, cfg.num_warps).size_per_thread[2];
@@ -302,6 +315,8 @@ fn inductor(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
         });
         sites::local_load_rank3::local_load(3, false, cfg.triton)?;
     }
+    // Both operands come from 3-D loads through `tt.reshape`.
+    v2_fp8_operands(&d, &mma, [true, true], true, cfg, trace)?;
     if cfg.variant == Some(Variant::Pre5905) && cfg.num_stages >= 2 && mma.version != 3 {
         staged_copy("lhs", &[1, cfg.m, cfg.k], 2, cfg, trace)?;
         staged_copy("rhs", &[cfg.n, 1, cfg.k], 0, cfg, trace)?;
