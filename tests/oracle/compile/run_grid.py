@@ -154,6 +154,19 @@ def draw(rng):
     return make_config(pat, m, n, k, x, dt, w, st, arch)
 
 
+def draw_uniform(rng):
+    """One configuration with every pattern, target, dtype, size, warp
+    count and stage count equally likely: the regions `draw` weights
+    toward the known failures get no more than their share."""
+    pat = rng.choice(PATTERNS)
+    arch = rng.choice(("sm80", "sm90"))
+    dt = rng.choice(DTYPES)
+    m, n, k, x = (rng.choice(SIZES) for _ in range(4))
+    w = rng.choice(WARPS)
+    st = rng.choice(STAGES)
+    return make_config(pat, m, n, k, x, dt, w, st, arch)
+
+
 MAX_ELEMS_PER_THREAD = 1024
 
 
@@ -170,8 +183,9 @@ def too_heavy(cfg):
     return max(tiles) > MAX_ELEMS_PER_THREAD * 32 * cfg["num_warps"]
 
 
-def sample_configs(n, seed, pinned=True):
+def sample_configs(n, seed, pinned=True, uniform=False):
     rng = random.Random(seed)
+    drawn = draw_uniform if uniform else draw
     out, seen = [], set()
     for cfg in (pinned_configs() if pinned else []):
         if config_key(cfg) not in seen:
@@ -182,7 +196,7 @@ def sample_configs(n, seed, pinned=True):
         tries += 1
         if tries > 100 * n + 1000:
             raise SystemExit("sampler: cannot find enough distinct configurations")
-        cfg = draw(rng)
+        cfg = drawn(rng)
         if config_key(cfg) in seen or too_heavy(cfg):
             continue
         seen.add(config_key(cfg))
@@ -509,7 +523,7 @@ def record(args):
     if args.configs:
         configs = read_configs(args.configs)
     elif args.sample:
-        configs = sample_configs(args.sample, args.seed)
+        configs = sample_configs(args.sample, args.seed, uniform=args.uniform)
     else:
         raise SystemExit("record: give --configs FILE or --sample N")
     configs = [ordered(c, short) for c in configs]
@@ -547,7 +561,7 @@ def record(args):
 
 
 def write_sample(args):
-    configs = sample_configs(args.sample, args.seed)
+    configs = sample_configs(args.sample, args.seed, uniform=args.uniform)
     with open(args.out, "w") as f:
         for c in configs:
             f.write(json.dumps({k: c[k] for k in CONFIG_KEYS if k != "triton"}) + "\n")
@@ -597,7 +611,7 @@ def check(args):
         py = resolve_python(args)
         version = installed_version(py)
         short = triton_short(version)
-        configs = [ordered(c, short) for c in sample_configs(args.sample, args.seed, pinned=False)]
+        configs = [ordered(c, short) for c in sample_configs(args.sample, args.seed, pinned=False, uniform=args.uniform)]
         answers = predict(args.binary, configs)  # first: a broken binary fails fast
     except (RuntimeError, SystemExit, ValueError) as e:
         print(f"check: cannot run: {e}", file=sys.stderr)
@@ -669,6 +683,9 @@ def main():
     ch.add_argument("--status")
     ch.add_argument("--ptxas", action="store_true", help="run ptxas too")
 
+    for p in (s, r, c):
+        p.add_argument("--uniform", action="store_true",
+                       help="draw every parameter uniformly instead of around the known failures")
     args = ap.parse_args()
     return {"sample": write_sample, "record": record, "check": check, "replay": replay, "child": child}[args.cmd](args)
 
