@@ -247,14 +247,15 @@ impl LinearLayout {
         }
         // Per out-dim, its field in the old packing and the part of that
         // field a fitting component leaves zero.
-        let masks: SmallVec<[(u64, u64); 4]> = (0..outs.len())
-            .map(|k| {
+        let masks: SmallVec<[(u64, u64); 4]> = self
+            .outs_raw()
+            .iter()
+            .zip(log2)
+            .enumerate()
+            .map(|(k, (&(_, old), &new))| {
                 let shift = self.out_shift(k);
-                let field = bits::shl(bits::low_mask(self.outs_raw()[k].1 as u32), shift);
-                (
-                    field,
-                    field & !bits::shl(bits::low_mask(log2[k] as u32), shift),
-                )
+                let field = bits::shl(bits::low_mask(old as u32), shift);
+                (field, field & !bits::shl(bits::low_mask(new as u32), shift))
             })
             .collect();
         let repack = Repack::new(self.outs_raw(), &shrink_plan(self.outs_raw(), &outs));
