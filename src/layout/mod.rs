@@ -669,6 +669,19 @@ pub(crate) fn cols_from_fn(n: usize, fill: impl FnOnce(&mut [u64]) -> Result<()>
     }
 }
 
+/// A xorshift64 stream for the unit tests' random inputs: seeded, so a
+/// failure reproduces.
+#[cfg(test)]
+pub(crate) fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+    let mut state = seed;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}
+
 /// At most [`MAX_BITS`] input bits and [`MAX_BITS`] output bits.
 fn check_bit_limits(op: &'static str, in_bits: usize, out_bits: u32) -> Result<()> {
     if in_bits > MAX_BITS as usize {

@@ -367,13 +367,7 @@ mod tests {
     #[test]
     fn the_same_dims_path_agrees_with_the_general_one() {
         // Sizes on both sides of the inline column capacity (16), up to 64.
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::layout::xorshift(0x9E37_79B9_7F4A_7C15u64);
         let mut spilled = 0;
         for _ in 0..2000 {
             let a = random_layout(&mut next, 8);
