@@ -35,6 +35,7 @@ fn predict_agrees_with_every_recorded_compile() {
                     "triton-",
                     "fp8-triton-",
                     "fp8-inductor-triton-",
+                    "dense-triton-",
                     "inductor-small-triton-",
                 ]
                 .iter()
@@ -98,22 +99,22 @@ fn predict_agrees_with_every_recorded_compile() {
                 ));
             }
         }
-        // The main grids hold 800 configurations, the focused samples 84
-        // (fp8) and 32 (small inductor tiles): a truncated file must not
-        // pass quietly.
+        // Each file holds a known number of configurations: the main grids
+        // 800, the focused samples fewer. A truncated file must not pass
+        // quietly.
         let name = file.file_name().unwrap().to_string_lossy();
-        let least = if name.starts_with("fp8-") {
-            80
-        } else if name.starts_with("inductor-small-") {
-            32
-        } else {
-            500
-        };
-        assert!(
-            count >= least,
-            "{}: only {count} configurations",
-            file.display()
-        );
+        let sizes = [
+            ("fp8-inductor-", 318),
+            ("fp8-", 84),
+            ("inductor-small-", 32),
+            ("dense-", 300),
+            ("triton-", 800),
+        ];
+        let want = sizes
+            .iter()
+            .find(|(prefix, _)| name.starts_with(prefix))
+            .map_or(0, |&(_, n)| n);
+        assert_eq!(count, want, "{}: {count} configurations", file.display());
         total += count;
     }
     assert!(
