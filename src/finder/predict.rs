@@ -294,8 +294,8 @@ fn inductor(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
     let mma = choose_mma(cfg, &d);
     trace.note(|| describe("dot", &d, &mma, cfg.triton));
     if mma.version == 3 {
-        // Both operands are loaded and go through shared memory, A
-        // contiguous along K and B along N, as in `dot`.
+        // Both operands are loaded and go through shared memory, laid out
+        // as in `dot` (see `contiguous`).
         v3_operands(&d, true, cfg, trace)?;
     }
     // Contiguous elements per thread of the coalesced lhs load [1, M, K].
