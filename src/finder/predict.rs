@@ -6,9 +6,8 @@ use super::decisions::{
 };
 use super::sites::{self, Failure};
 use super::verdict::{Prediction, Trace};
-use crate::error::LayoutError;
+use crate::triton::TritonVersion;
 use crate::triton::attr::{Attr, SwizzledShared};
-use crate::triton::{Conversion, TritonVersion, to_linear_layout};
 
 /// Predicts how `cfg.triton` compiles `cfg`, with the steps that lead
 /// there.
@@ -353,28 +352,15 @@ fn staged_copy(
         has_leading_offset: None,
     };
     let shared = Attr::SwizzledShared(swizzled.clone());
-    // The layouts are valid by construction. A Triton assertion in their
-    // conversion is Triton's failure; any other refusal is our converter's,
-    // not a prediction about Triton: it is traced and nothing is claimed, as
-    // at the other sites.
-    let layout = |attr: &Attr, elem_bits| match to_linear_layout(attr, shape, cfg.triton, elem_bits)
-    {
-        Ok(Conversion::Layout(l)) => Ok(Ok(l)),
-        Ok(Conversion::NoLayout(why)) => Ok(Err(why)),
-        Err(LayoutError::TritonAssertion { site, message, .. }) => {
-            Err(Failure::assertion(cfg.triton, site, message))
-        }
-        Err(e) => Ok(Err(e.to_string())),
+    // The layouts are valid by construction: a refusal is our converter's,
+    // traced, and nothing is claimed about Triton.
+    let blocked_attr = Attr::Blocked(blocked.clone());
+    let what = || format!("{name} load (pipelined copy not modelled)");
+    let Some(regs) = sites::converted(&blocked_attr, shape, cfg.triton, None, trace, what)? else {
+        return Ok(());
     };
-    let (regs, smem) = match (
-        layout(&Attr::Blocked(blocked.clone()), None)?,
-        layout(&shared, Some(bits))?,
-    ) {
-        (Ok(regs), Ok(smem)) => (regs, smem),
-        (Err(why), _) | (_, Err(why)) => {
-            trace.note(|| format!("{name} load: pipelined copy not modelled here ({why})"));
-            return Ok(());
-        }
+    let Some(smem) = sites::converted(&shared, shape, cfg.triton, Some(bits), trace, what)? else {
+        return Ok(());
     };
     trace.layout(
         || {

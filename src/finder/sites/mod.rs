@@ -12,8 +12,40 @@ pub mod operand_shared;
 pub mod shared_tile;
 pub mod stmatrix;
 
-use super::verdict::{Prediction, Step, Verdict};
-use crate::triton::TritonVersion;
+use super::verdict::{Prediction, Step, Trace, Verdict};
+use crate::LayoutError;
+use crate::layout::LinearLayout;
+use crate::triton::attr::Attr;
+use crate::triton::{Conversion, TritonVersion, to_linear_layout};
+
+/// `attr`'s linear layout on `shape` as `release` converts it, for a site
+/// that needs it. A Triton assertion in the conversion is that release's
+/// failure. No layout, or our converter refusing the input (a shape that is
+/// not a power of two, say), is no finding: `None`, with the reason traced
+/// under `what`.
+pub fn converted(
+    attr: &Attr,
+    shape: &[u64],
+    release: TritonVersion,
+    elem_bits: Option<u64>,
+    trace: &mut Trace,
+    what: impl Fn() -> String,
+) -> Result<Option<LinearLayout>, Failure> {
+    match to_linear_layout(attr, shape, release, elem_bits) {
+        Ok(Conversion::Layout(l)) => Ok(Some(l)),
+        Ok(Conversion::NoLayout(why)) => {
+            trace.note(|| format!("{}: no linear layout ({why})", what()));
+            Ok(None)
+        }
+        Err(LayoutError::TritonAssertion { site, message, .. }) => {
+            Err(Failure::assertion(release, site, message))
+        }
+        Err(e) => {
+            trace.note(|| format!("{}: not converted here ({e})", what()));
+            Ok(None)
+        }
+    }
+}
 
 /// What kind of failure Triton has at a site; with the release and the way
 /// the compile was started it decides the [`Verdict`].
