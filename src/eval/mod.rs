@@ -239,6 +239,17 @@ enum Answer {
     Query(LinearLayout, Value),
 }
 
+/// A query of the request's layout `a`: its value, kept with `a` for the
+/// check.
+fn query(
+    args: &Args<'_>,
+    ask: impl FnOnce(&LinearLayout) -> Result<Value, EvalError>,
+) -> Result<Answer, EvalError> {
+    let a = args.layout("a")?;
+    let value = ask(&a)?;
+    Ok(Answer::Query(a, value))
+}
+
 /// The operations that are not steps: constructors and queries.
 fn other(op: &str, args: &Args<'_>) -> Result<Answer, EvalError> {
     let l = |v: LinearLayout| Ok(Answer::Layout(v));
@@ -275,25 +286,15 @@ fn other(op: &str, args: &Args<'_>) -> Result<Answer, EvalError> {
             args.dim("out_dim")?,
             args.opt("out_dim_size")?.unwrap_or(1),
         )?),
-        "apply"
-        | "free_variable_masks"
-        | "num_consecutive_in_out"
-        | "is_surjective"
-        | "is_injective"
-        | "is_invertible"
-        | "to_string" => {
-            let a = args.layout("a")?;
-            let value = match op {
-                "apply" => dim_values(a.apply(&args.dim_sizes("input")?)?),
-                "free_variable_masks" => dim_values(a.free_variable_masks()),
-                "num_consecutive_in_out" => json!(a.num_consecutive_in_out()),
-                "is_surjective" => json!(a.is_surjective()),
-                "is_injective" => json!(a.is_injective()),
-                "is_invertible" => json!(a.is_invertible()),
-                _ => json!(a.to_string()), // "to_string"
-            };
-            Ok(Answer::Query(a, value))
-        }
+        "apply" => query(args, |a| {
+            Ok(dim_values(a.apply(&args.dim_sizes("input")?)?))
+        }),
+        "free_variable_masks" => query(args, |a| Ok(dim_values(a.free_variable_masks()))),
+        "num_consecutive_in_out" => query(args, |a| Ok(json!(a.num_consecutive_in_out()))),
+        "is_surjective" => query(args, |a| Ok(json!(a.is_surjective()))),
+        "is_injective" => query(args, |a| Ok(json!(a.is_injective()))),
+        "is_invertible" => query(args, |a| Ok(json!(a.is_invertible()))),
+        "to_string" => query(args, |a| Ok(json!(a.to_string()))),
         "parse" => l(crate::format::parse_any(&args.get::<String>("text")?)?),
         other => Err(EvalError {
             kind: "unknown_op",
