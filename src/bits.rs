@@ -96,7 +96,33 @@ impl SpanBasis {
 /// highest set bit. The table is only as large as the widest column needs:
 /// zeroing 512 bytes would cost more than reducing a small layout.
 pub(crate) fn rank(columns: &[u64]) -> u32 {
-    let width = 64 - columns.iter().fold(0, |acc, &c| acc | c).leading_zeros();
+    rank_within(columns, columns.iter().fold(0, |acc, &c| acc | c))
+}
+
+/// [`rank`] when the caller already has `span`, the OR of every column.
+///
+/// For columns that were just written one by one: reading them back to OR
+/// them together (vectorised, two columns per load) would wait on the store
+/// buffer, while the writer can OR them as it goes.
+#[inline]
+pub(crate) fn rank_within(columns: &[u64], span: u64) -> u32 {
+    debug_assert_eq!(span, columns.iter().fold(0, |acc, &c| acc | c));
+    // Nonzero columns whose highest set bits all differ are independent (in
+    // that order they are triangular), so their count is the rank. Most
+    // layouts are like this: bit permutations with broadcast zeros, and
+    // swizzles that XOR in lower bits only. One pass with no dependency
+    // between columns, where elimination waits on its table.
+    let (mut tops, mut nonzero) = (0u64, 0u32);
+    for &c in columns {
+        if c != 0 {
+            tops |= 1 << c.ilog2();
+            nonzero += 1;
+        }
+    }
+    if tops.count_ones() == nonzero {
+        return nonzero;
+    }
+    let width = 64 - span.leading_zeros();
     match width {
         0..=16 => rank_in::<16>(columns),
         17..=32 => rank_in::<32>(columns),
@@ -171,6 +197,58 @@ mod tests {
             span.insert(c);
         }
         assert_eq!(rank(&cols), span.rank());
+    }
+
+    /// Layout-like columns (bit permutations, swizzles, zeros) with now and
+    /// then a column that repeats or combines earlier ones: the shortcut for
+    /// distinct highest bits and the elimination both agree with
+    /// [`SpanBasis`], and both are taken.
+    #[test]
+    fn rank_agrees_with_elimination_on_layout_like_columns() {
+        let mut next = crate::layout::xorshift(0x51_7CC1_B727_220A);
+        let (mut shortcut, mut eliminated) = (0, 0);
+        for _ in 0..20_000 {
+            let width = 1 + next() % 64;
+            let n = next() % 20;
+            let mut cols: Vec<u64> = Vec::new();
+            for _ in 0..n {
+                let top = next() % width;
+                let c = match next() % 8 {
+                    0 => 0,
+                    1 if !cols.is_empty() => {
+                        let (a, b) = (next() as usize % cols.len(), next() as usize % cols.len());
+                        cols[a] ^ cols[b] ^ (next() % 2) * cols[0]
+                    }
+                    2 => (1 << top) | (next() & low_mask(top as u32)),
+                    _ => 1 << top,
+                };
+                cols.push(c);
+            }
+            let mut span = SpanBasis::new();
+            for &c in &cols {
+                span.insert(c);
+            }
+            assert_eq!(rank(&cols), span.rank(), "{cols:x?}");
+            assert_eq!(rank_in::<64>(&cols), span.rank(), "{cols:x?}");
+            let nonzero: Vec<u32> = cols
+                .iter()
+                .filter(|&&c| c != 0)
+                .map(|c| c.ilog2())
+                .collect();
+            let distinct = nonzero
+                .iter()
+                .collect::<std::collections::BTreeSet<_>>()
+                .len();
+            if distinct == nonzero.len() {
+                shortcut += 1;
+            } else {
+                eliminated += 1;
+            }
+        }
+        assert!(
+            shortcut > 2000 && eliminated > 2000,
+            "{shortcut} {eliminated}"
+        );
     }
 
     #[test]

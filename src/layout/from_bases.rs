@@ -6,9 +6,10 @@
 //! (see [`crate::bits`]); the rank then decides surjectivity.
 
 use super::{
-    DimBits, LinearLayout, MAX_BITS, MAX_DIM_BITS, check_bit_limits, collect_small, cols_from_fn,
-    log2_exact,
+    COLS_INLINE, Cols, DIMS_INLINE, DimBits, LinearLayout, MAX_BITS, MAX_DIM_BITS,
+    check_bit_limits, collect_small, cols_from_fn, log2_exact,
 };
+use crate::bits;
 use crate::dim::Dim;
 use crate::error::{LayoutError, Result};
 
@@ -70,6 +71,9 @@ impl LinearLayout {
         out_dims: &[(Dim, u64)],
         require_surjective: bool,
     ) -> Result<Self> {
+        if let Some(layout) = build_checked_first(bases, out_dims, require_surjective) {
+            return Ok(layout);
+        }
         let in_bits: usize = bases.iter().map(|(_, vectors)| vectors.len()).sum();
         // `trailing_zeros` is the log2 of a power of two; `outs` is only
         // used once every size is known to be one.
@@ -84,7 +88,7 @@ impl LinearLayout {
         // Dim lists and columns in fixed arrays when they fit inline, so
         // that the layout is assembled once (see `from_parts`).
         let cols = cols_from_fn(in_bits.min(MAX_BITS as usize + 1), |slots| {
-            if fits && pack_fast(bases, &outs, slots) {
+            if fits && pack_fast(bases, &outs, slots).is_some() {
                 return Ok(());
             }
             check_shape(op, bases, out_dims, in_bits, out_bits)?;
@@ -93,6 +97,78 @@ impl LinearLayout {
         let ins = collect_small(bases.iter().map(|(d, vectors)| (*d, vectors.len() as u8)));
         Self::from_parts(op, ins, cols, outs, require_surjective)
     }
+}
+
+/// [`LinearLayout::build`] for a valid layout with one to four out-dims
+/// and at most [`DIMS_INLINE`] in-dims: every check runs on the caller's
+/// slices, then the layout is assembled once. `None` when any check fails,
+/// and the general path then finds the error in Triton's order.
+///
+/// Checking first matters for speed: the general path checks the dim lists
+/// after writing them into the layout, and reading back what was just
+/// written waits on the store buffer for about as long as everything else.
+#[inline]
+fn build_checked_first(
+    bases: &[(Dim, Vec<Vec<u64>>)],
+    out_dims: &[(Dim, u64)],
+    require_surjective: bool,
+) -> Option<LinearLayout> {
+    if bases.len() > DIMS_INLINE || out_dims.len() > DIMS_INLINE {
+        return None;
+    }
+    let mut in_bits = 0;
+    let mut ins = [(Dim::REGISTER, 0u8); DIMS_INLINE];
+    for (slot, (d, vectors)) in ins.iter_mut().zip(bases) {
+        in_bits += vectors.len();
+        if vectors.len() > MAX_DIM_BITS as usize || in_bits > MAX_BITS as usize {
+            return None;
+        }
+        *slot = (*d, vectors.len() as u8);
+    }
+    let mut outs = [(Dim::REGISTER, 0u8); DIMS_INLINE];
+    let mut out_bits = 0;
+    for (slot, &(d, size)) in outs.iter_mut().zip(out_dims) {
+        if !size.is_power_of_two() {
+            return None;
+        }
+        *slot = (d, size.trailing_zeros() as u8);
+        out_bits += size.trailing_zeros();
+    }
+    let (n_ins, n_outs) = (bases.len(), out_dims.len());
+    if out_bits > MAX_BITS || !names_distinct(&ins, n_ins) || !names_distinct(&outs, n_outs) {
+        return None;
+    }
+    // Packed where they will stay: each copy of a fresh column array waits
+    // on the stores that wrote it.
+    let mut cols = if in_bits <= COLS_INLINE {
+        Cols::from_buf_and_len([0; COLS_INLINE], in_bits)
+    } else {
+        Cols::from_vec(vec![0; in_bits])
+    };
+    let span = pack_fast(bases, &outs[..n_outs], &mut cols)?;
+    let rank = bits::rank_within(&cols, span);
+    if require_surjective && rank != out_bits {
+        return None;
+    }
+    Some(LinearLayout::from_valid_parts(
+        DimBits::from_buf_and_len(ins, n_ins),
+        cols,
+        DimBits::from_buf_and_len(outs, n_outs),
+        rank,
+    ))
+}
+
+/// No two of the first `n` entries of `dims` share a name: every pair
+/// compared, without branching on the length, for [`build_checked_first`].
+#[inline]
+fn names_distinct(dims: &[(Dim, u8); DIMS_INLINE], n: usize) -> bool {
+    let mut repeated = false;
+    for j in 1..DIMS_INLINE {
+        for i in 0..j {
+            repeated |= (j < n) & (dims[i].0 == dims[j].0);
+        }
+    }
+    !repeated
 }
 
 /// The shape checks of [`LinearLayout::build`], in Triton's order: every
@@ -124,18 +200,19 @@ fn check_shape(
 
 /// Packs `bases` (one component per out-dim of `outs`) into `slots`, one
 /// column per basis, when every basis has that many components, all in
-/// range; `false` otherwise, or when there are more than four out-dims.
+/// range, and returns the OR of the columns (for [`bits::rank_within`]);
+/// `None` otherwise, or when there are not one to four out-dims.
 ///
 /// Layouts almost always have one to four out-dims; for those the
 /// per-basis loop is unrolled (`pack_fixed`), and the length and range
 /// checks are part of packing.
-fn pack_fast(bases: &[(Dim, Vec<Vec<u64>>)], outs: &[(Dim, u8)], slots: &mut [u64]) -> bool {
+fn pack_fast(bases: &[(Dim, Vec<Vec<u64>>)], outs: &[(Dim, u8)], slots: &mut [u64]) -> Option<u64> {
     match outs.len() {
         1 => pack_fixed::<1>(bases, outs, slots),
         2 => pack_fixed::<2>(bases, outs, slots),
         3 => pack_fixed::<3>(bases, outs, slots),
         4 => pack_fixed::<4>(bases, outs, slots),
-        _ => false,
+        _ => None,
     }
 }
 
@@ -145,20 +222,17 @@ fn pack_fixed<const N: usize>(
     bases: &[(Dim, Vec<Vec<u64>>)],
     outs: &[(Dim, u8)],
     slots: &mut [u64],
-) -> bool {
-    let Ok(outs) = <&[(Dim, u8); N]>::try_from(outs) else {
-        return false;
-    };
+) -> Option<u64> {
+    let outs = <&[(Dim, u8); N]>::try_from(outs).ok()?;
     let log2 = outs.map(|o| o.1 as u32);
     let mut shift = [0u32; N];
     for k in 1..N {
         shift[k] = shift[k - 1] + log2[k - 1];
     }
     let mut slots = slots.iter_mut();
+    let mut span = 0;
     for basis in bases.iter().flat_map(|(_, vectors)| vectors) {
-        let Ok(c) = <&[u64; N]>::try_from(basis.as_slice()) else {
-            return false;
-        };
+        let c = <&[u64; N]>::try_from(basis.as_slice()).ok()?;
         let (mut packed, mut outside) = (0u64, 0u64);
         for k in 0..N {
             // Sizes are powers of two below 2^64, so `log2 < 64`; past bit
@@ -167,13 +241,14 @@ fn pack_fixed<const N: usize>(
             packed |= c[k].wrapping_shl(shift[k]);
         }
         if outside != 0 {
-            return false;
+            return None;
         }
+        span |= packed;
         if let Some(slot) = slots.next() {
             *slot = packed;
         }
     }
-    true
+    Some(span)
 }
 
 /// Packs `bases` as [`pack_fast`] does, for any number of out-dims, with
