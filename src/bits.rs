@@ -150,6 +150,69 @@ fn rank_in<const N: usize>(columns: &[u64]) -> u32 {
     present.count_ones()
 }
 
+/// The XOR of the columns selected by the set bits of `selector`: bit `j`
+/// selects `columns[j]`, bits past the last column are ignored. This is a
+/// layout applied to a flat input.
+///
+/// Two ways to compute it. Visiting only the set bits costs one dependent
+/// step each (find the lowest, clear it), which is fastest for a few
+/// columns. For many, masking every column by its bit and XORing them all
+/// has no dependency between columns, and with AVX2 four columns go per
+/// instruction: at 32 and 64 columns this takes about half the time. The
+/// CPU is asked once per call (the answer is cached by `std`).
+#[inline]
+pub(crate) fn xor_selected(columns: &[u64], selector: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if columns.len() >= WIDE_SELECTION && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: `xor_masked_avx2` only requires AVX2, detected just above.
+        #[allow(unsafe_code)]
+        return unsafe { xor_masked_avx2(columns, selector) };
+    }
+    xor_set_bits(columns, selector)
+}
+
+/// Columns from which [`xor_selected`] masks every column instead of
+/// visiting set bits (measured: below this they take the same time or the
+/// set bits win).
+#[cfg(target_arch = "x86_64")]
+const WIDE_SELECTION: usize = 16;
+
+/// [`xor_selected`] by visiting the set bits of `selector`: the faster
+/// way when few bits are set, whatever the number of columns.
+#[inline]
+pub(crate) fn xor_set_bits(columns: &[u64], selector: u64) -> u64 {
+    let mut acc = 0u64;
+    let mut rest = selector & low_mask(columns.len() as u32);
+    while rest != 0 {
+        acc ^= columns[rest.trailing_zeros() as usize];
+        rest &= rest - 1;
+    }
+    acc
+}
+
+/// [`xor_selected`] by masking every column with its bit: no branch and no
+/// dependency between columns, so the compiler vectorises it.
+#[inline(always)]
+fn xor_masked(columns: &[u64], selector: u64) -> u64 {
+    let mut acc = 0u64;
+    for (j, &c) in columns.iter().enumerate().take(64) {
+        acc ^= c & ((selector >> j) & 1).wrapping_neg();
+    }
+    acc
+}
+
+/// [`xor_masked`] compiled for AVX2.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[allow(unsafe_code)]
+unsafe fn xor_masked_avx2(columns: &[u64], selector: u64) -> u64 {
+    xor_masked(columns, selector)
+}
+
 /// `v << s`, zero once `s` reaches 64: a field that starts at bit 64 (after
 /// 64 output bits, a size-1 out-dim) is empty.
 #[inline]
@@ -199,6 +262,28 @@ mod tests {
         assert_eq!(rank(&cols), span.rank());
     }
 
+    /// Both ways of selecting columns, and the dispatch between them, give
+    /// the same XOR for every column count up to 64, with selector bits past
+    /// the last column ignored.
+    #[test]
+    fn column_selection_agrees_with_a_plain_fold() {
+        let mut next = crate::layout::xorshift(0x6A09_E667_F3BC_C908);
+        for n in 0..=64usize {
+            for _ in 0..200 {
+                let columns: Vec<u64> = (0..n).map(|_| next()).collect();
+                let selector = next() >> (next() % 64);
+                let expected = columns
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, _)| (selector >> j) & 1 == 1)
+                    .fold(0, |acc, (_, &c)| acc ^ c);
+                assert_eq!(xor_selected(&columns, selector), expected, "{n}");
+                assert_eq!(xor_set_bits(&columns, selector), expected, "{n}");
+                assert_eq!(xor_masked(&columns, selector), expected, "{n}");
+            }
+        }
+    }
+
     /// Layout-like columns (bit permutations, swizzles, zeros) with now and
     /// then a column that repeats or combines earlier ones: the shortcut for
     /// distinct highest bits and the elimination both agree with
@@ -217,7 +302,7 @@ mod tests {
                     0 => 0,
                     1 if !cols.is_empty() => {
                         let (a, b) = (next() as usize % cols.len(), next() as usize % cols.len());
-                        cols[a] ^ cols[b] ^ (next() % 2) * cols[0]
+                        cols[a] ^ cols[b] ^ ((next() % 2) * cols[0])
                     }
                     2 => (1 << top) | (next() & low_mask(top as u32)),
                     _ => 1 << top,

@@ -42,6 +42,7 @@
 //! input and interpreter. [`tutorial`] explains the maths.
 
 #![warn(missing_docs)]
+#![deny(unsafe_code)]
 
 mod bits;
 pub mod column_action;

@@ -1,7 +1,7 @@
 //! Composition and solving: `compose`, `invert_and_compose`, `invert`,
 //! `pseudoinvert`.
 
-use super::{Cols, LinearLayout, queries::xor_columns};
+use super::{Cols, LinearLayout};
 use crate::bits::{self, SpanBasis};
 use crate::dim::Dim;
 use crate::error::{DimList, LayoutError, Result, Side};
@@ -47,7 +47,8 @@ impl LinearLayout {
         out.set_dims(self.ins_raw(), outer.outs_raw());
         out.cols.resize(self.cols_raw().len(), 0);
         for (slot, &c) in out.cols.iter_mut().zip(self.cols_raw()) {
-            *slot = xor_columns(&map[..mapped], c);
+            // Columns of a layout select few bits: visiting them beats masking all.
+            *slot = bits::xor_set_bits(&map[..mapped], c);
         }
         // An injective `outer` (hence its restriction to the bits `self`
         // reaches) maps `self`'s image isomorphically: the rank is kept.

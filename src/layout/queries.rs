@@ -189,23 +189,19 @@ impl LinearLayout {
         if input.len() != ins.len() {
             return None;
         }
-        let cols = self.cols_raw();
-        let (mut packed, mut start) = (0u64, 0usize);
+        // The input as one flat word, bit `j` selecting column `j`, then one
+        // selection over all columns (see `bits::xor_selected`).
+        let (mut flat, mut start) = (0u64, 0u32);
         for (&(d, value), &(want, bits)) in input.iter().zip(ins) {
-            let end = start + bits as usize;
             if d != want || value >> bits != 0 {
                 return None;
             }
-            // `value` is in range: each set bit selects one of the dim's columns.
-            let dim_cols = &cols[start..end];
-            let mut rest = value;
-            while rest != 0 {
-                packed ^= dim_cols[rest.trailing_zeros() as usize];
-                rest &= rest - 1;
-            }
-            start = end;
+            // `start` reaches 64 only once every bit is placed; the dims
+            // after that have no bits, so `value` is 0 and the wrap is moot.
+            flat |= value.wrapping_shl(start);
+            start += bits as u32;
         }
-        Some(packed)
+        Some(bits::xor_selected(self.cols_raw(), flat))
     }
 
     /// [`apply`](Self::apply) with the output packed (the first out-dim
@@ -239,7 +235,7 @@ impl LinearLayout {
                     size: 1u64 << range.len(),
                 });
             }
-            packed ^= xor_columns(&self.cols_raw()[range], value);
+            packed ^= bits::xor_selected(&self.cols_raw()[range], value);
         }
         // Every input dim is a distinct in-dim: all are given when the
         // counts agree.
@@ -253,19 +249,6 @@ impl LinearLayout {
     /// `j` in in-dim order (the first in-dim lowest); returns the packed
     /// output (the first out-dim lowest). The fast path for enumerations.
     pub fn apply_flat(&self, input: u64) -> u64 {
-        xor_columns(self.cols_raw(), input)
+        bits::xor_selected(self.cols_raw(), input)
     }
-}
-
-/// XOR of the columns selected by the set bits of `selector`.
-#[inline]
-pub(crate) fn xor_columns(cols: &[u64], selector: u64) -> u64 {
-    let mut acc = 0u64;
-    let mut rest = selector & bits::low_mask(cols.len() as u32);
-    while rest != 0 {
-        let j = rest.trailing_zeros() as usize;
-        acc ^= cols[j];
-        rest &= rest - 1;
-    }
-    acc
 }
