@@ -14,10 +14,6 @@ impl LinearLayout {
     /// `self`'s out-dims must be `outer`'s in-dims (as sets), each no larger.
     /// The result has `self`'s in-dims and `outer`'s out-dims and sizes.
     pub fn compose(&self, outer: &LinearLayout) -> Result<LinearLayout> {
-        super::in_place(|out| self.compose_into(outer, out))
-    }
-
-    fn compose_into(&self, outer: &LinearLayout, out: &mut LinearLayout) -> Result<()> {
         const OP: &str = "compose";
         same_dim_set(
             OP,
@@ -44,22 +40,21 @@ impl LinearLayout {
             map[mapped..next].copy_from_slice(&outer.in_cols(k)[..bits as usize]);
             mapped = next;
         }
-        out.set_dims(self.ins_raw(), outer.outs_raw());
-        out.cols.resize(self.cols_raw().len(), 0);
-        for (slot, &c) in out.cols.iter_mut().zip(self.cols_raw()) {
-            // Columns of a layout select few bits: visiting them beats masking all.
-            *slot = bits::xor_set_bits(&map[..mapped], c);
-        }
+        // Columns of a layout select few bits: visiting them beats masking all.
+        let cols = super::map_cols(self.cols_raw(), |c| bits::xor_set_bits(&map[..mapped], c));
         // An injective `outer` (hence its restriction to the bits `self`
         // reaches) maps `self`'s image isomorphically: the rank is kept.
         let rank = if outer.is_injective() {
             self.rank()
         } else {
-            bits::rank(&out.cols)
+            bits::rank(&cols)
         };
-        out.rank = rank as u8;
-        debug_assert!(out.invariants_hold(), "invalid compose: {out:?}");
-        Ok(())
+        Ok(LinearLayout::from_valid_parts(
+            self.ins_owned(),
+            cols,
+            outer.outs_owned(),
+            rank,
+        ))
     }
 
     /// Solves `outer(C(x)) = self(x)` for `C` (Triton's `invertAndCompose`).

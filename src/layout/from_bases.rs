@@ -6,8 +6,8 @@
 //! (see [`crate::bits`]); the rank then decides surjectivity.
 
 use super::{
-    COLS_INLINE, Cols, DIMS_INLINE, DimBits, LinearLayout, MAX_BITS, MAX_DIM_BITS,
-    check_bit_limits, collect_small, cols_from_fn, log2_exact,
+    DIMS_INLINE, DimBits, LinearLayout, MAX_BITS, MAX_DIM_BITS, check_bit_limits, collect_small,
+    cols_from_fn, log2_exact, zeroed_cols,
 };
 use crate::bits;
 use crate::dim::Dim;
@@ -141,13 +141,7 @@ fn build_checked_first(
     if out_bits > MAX_BITS || !names_distinct(&ins, n_ins) || !names_distinct(&outs, n_outs) {
         return in_order();
     }
-    // Packed where they will stay: each copy of a fresh column array waits
-    // on the stores that wrote it.
-    let mut cols = if in_bits <= COLS_INLINE {
-        Cols::from_buf_and_len([0; COLS_INLINE], in_bits)
-    } else {
-        Cols::from_vec(vec![0; in_bits])
-    };
+    let mut cols = zeroed_cols(in_bits);
     let Some(span) = pack_fast(bases, &outs[..n_outs], &mut cols) else {
         return in_order();
     };

@@ -498,19 +498,6 @@ impl LinearLayout {
         })
     }
 
-    /// Gives an empty layout being written in place these dims, element by
-    /// element (a dim list is short; `memcpy` calls cost more).
-    #[inline]
-    pub(crate) fn set_dims(&mut self, ins: &[(Dim, u8)], outs: &[(Dim, u8)]) {
-        debug_assert!(self.ins.is_empty() && self.outs.is_empty());
-        for &d in ins {
-            self.ins.push(d);
-        }
-        for &d in outs {
-            self.outs.push(d);
-        }
-    }
-
     /// A copy of the in-dims, for a result that keeps them.
     #[inline]
     pub(crate) fn ins_owned(&self) -> DimBits {
@@ -613,11 +600,12 @@ impl Repack {
 
 /// Runs `fill` on an empty layout held inside the `Result` to be returned.
 ///
-/// Operations that build their result piece by piece (the general `product`,
-/// `compose`) write it in place through this: a layout is a few hundred
-/// bytes, and moving one right after writing it waits on the store buffer
-/// for longer than most operations take. One move remains, out to the
-/// caller: rustc does not build `result` in the return slot.
+/// The general `product` builds its result piece by piece and writes it in
+/// place through this: a layout is a few hundred bytes, and moving one
+/// right after writing it waits on the store buffer for longer than most
+/// operations take. One move remains, out to the caller: rustc does not
+/// build `result` in the return slot. (`compose` measured faster assembling
+/// its parts directly in the returned value, see [`map_cols`].)
 #[inline(always)]
 pub(crate) fn in_place(fill: impl FnOnce(&mut LinearLayout) -> Result<()>) -> Result<LinearLayout> {
     let mut result = Ok(LinearLayout::empty());
@@ -652,6 +640,34 @@ where
         *slot = item;
     }
     SmallVec::from_buf_and_len(buf, n)
+}
+
+/// `n` zero columns, inline when they fit, to be filled in where they
+/// stay: copying a freshly written column array waits on the stores that
+/// wrote it.
+#[inline]
+pub(crate) fn zeroed_cols(n: usize) -> Cols {
+    if n <= COLS_INLINE {
+        Cols::from_buf_and_len([0; COLS_INLINE], n)
+    } else {
+        Cols::from_vec(vec![0; n])
+    }
+}
+
+/// `f` of every column of `cols`: written in place when they fit inline
+/// (see [`zeroed_cols`]), else collected into one exact allocation, which
+/// takes fewer instructions than zeroing it first.
+#[inline]
+pub(crate) fn map_cols(cols: &[u64], f: impl Fn(u64) -> u64) -> Cols {
+    if cols.len() <= COLS_INLINE {
+        let mut out = zeroed_cols(cols.len());
+        for (slot, &c) in out.iter_mut().zip(cols) {
+            *slot = f(c);
+        }
+        out
+    } else {
+        Cols::from_vec(cols.iter().map(|&c| f(c)).collect())
+    }
 }
 
 /// `n` columns (at most [`MAX_BITS`]) filled in by `fill`: in a stack array
