@@ -22,26 +22,36 @@ impl LinearLayout {
             outer.in_dim_names(),
         )?;
         // Output bit `b` of `self` selects `map[b]`, the column of the outer
-        // input bit it feeds. (A plain array: at most 64 output bits.)
-        let mut map = [0u64; 64];
-        let mut mapped = 0;
-        for &(d, bits) in self.outs_raw() {
-            let k = outer.require_in(d, OP)?;
-            let outer_bits = outer.ins_raw()[k].1;
-            if bits > outer_bits {
-                return Err(LayoutError::ComposeSize {
-                    op: OP,
-                    dim: d,
-                    inner: 1u64 << bits,
-                    outer: 1u64 << outer_bits,
-                });
+        // input bit it feeds. When `self`'s out-dims are `outer`'s in-dims,
+        // in order and with the same sizes (the usual case), that is
+        // `outer`'s own columns; else they are gathered, dim by dim, into a
+        // plain array (at most 64 output bits).
+        let gathered: [u64; 64];
+        let map: &[u64] = if self.outs_raw() == outer.ins_raw() {
+            outer.cols_raw()
+        } else {
+            let mut columns = [0u64; 64];
+            let mut mapped = 0;
+            for &(d, bits) in self.outs_raw() {
+                let k = outer.require_in(d, OP)?;
+                let outer_bits = outer.ins_raw()[k].1;
+                if bits > outer_bits {
+                    return Err(LayoutError::ComposeSize {
+                        op: OP,
+                        dim: d,
+                        inner: 1u64 << bits,
+                        outer: 1u64 << outer_bits,
+                    });
+                }
+                let next = mapped + bits as usize;
+                columns[mapped..next].copy_from_slice(&outer.in_cols(k)[..bits as usize]);
+                mapped = next;
             }
-            let next = mapped + bits as usize;
-            map[mapped..next].copy_from_slice(&outer.in_cols(k)[..bits as usize]);
-            mapped = next;
-        }
+            gathered = columns;
+            &gathered[..mapped]
+        };
         // Columns of a layout select few bits: visiting them beats masking all.
-        let cols = super::map_cols(self.cols_raw(), |c| bits::xor_set_bits(&map[..mapped], c));
+        let cols = super::map_cols(self.cols_raw(), |c| bits::xor_set_bits(map, c));
         // An injective `outer` (hence its restriction to the bits `self`
         // reaches) maps `self`'s image isomorphically: the rank is kept.
         let rank = if outer.is_injective() {
