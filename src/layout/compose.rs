@@ -15,21 +15,21 @@ impl LinearLayout {
     /// The result has `self`'s in-dims and `outer`'s out-dims and sizes.
     pub fn compose(&self, outer: &LinearLayout) -> Result<LinearLayout> {
         const OP: &str = "compose";
-        same_dim_set(
-            OP,
-            "the first layout's out-dims and the second layout's in-dims",
-            self.out_dim_names(),
-            outer.in_dim_names(),
-        )?;
         // Output bit `b` of `self` selects `map[b]`, the column of the outer
         // input bit it feeds. When `self`'s out-dims are `outer`'s in-dims,
         // in order and with the same sizes (the usual case), that is
-        // `outer`'s own columns; else they are gathered, dim by dim, into a
-        // plain array (at most 64 output bits).
+        // `outer`'s own columns, and every check below holds; else they are
+        // gathered, dim by dim, into a plain array (at most 64 output bits).
         let gathered: [u64; 64];
         let map: &[u64] = if self.outs_raw() == outer.ins_raw() {
             outer.cols_raw()
         } else {
+            same_dim_set(
+                OP,
+                "the first layout's out-dims and the second layout's in-dims",
+                self.out_dim_names(),
+                outer.in_dim_names(),
+            )?;
             let mut columns = [0u64; 64];
             let mut mapped = 0;
             for &(d, bits) in self.outs_raw() {
