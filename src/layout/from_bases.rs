@@ -6,8 +6,8 @@
 //! (see [`crate::bits`]); the rank then decides surjectivity.
 
 use super::{
-    DIMS_INLINE, DimBits, LinearLayout, MAX_BITS, MAX_DIM_BITS, check_bit_limits, collect_small,
-    cols_from_fn, log2_exact, zeroed_cols,
+    COLS_INLINE, Cols, DIMS_INLINE, DimBits, LinearLayout, MAX_BITS, MAX_DIM_BITS,
+    check_bit_limits, collect_small, cols_from_fn, log2_exact, zeroed_cols,
 };
 use crate::bits;
 use crate::dim::Dim;
@@ -141,8 +141,23 @@ fn build_checked_first(
     if out_bits > MAX_BITS || !names_distinct(&ins, n_ins) || !names_distinct(&outs, n_outs) {
         return in_order();
     }
-    let mut cols = zeroed_cols(in_bits);
-    let Some(span) = pack_fast(bases, &outs[..n_outs], &mut cols) else {
+    // Inline columns are written where they stay; more go into one exact
+    // allocation, pushed rather than zeroed first.
+    let mut cols = zeroed_cols(in_bits.min(COLS_INLINE));
+    let span = if in_bits <= COLS_INLINE {
+        let mut slots = cols.iter_mut();
+        pack_fast(bases, &outs[..n_outs], |c| {
+            if let Some(slot) = slots.next() {
+                *slot = c;
+            }
+        })
+    } else {
+        let mut spilled = Vec::with_capacity(in_bits);
+        let span = pack_fast(bases, &outs[..n_outs], |c| spilled.push(c));
+        cols = Cols::from_vec(spilled);
+        span
+    };
+    let Some(span) = span else {
         return in_order();
     };
     let rank = bits::rank_within(&cols, span);
@@ -205,12 +220,16 @@ fn check_shape(
 /// Layouts almost always have one to four out-dims; for those the
 /// per-basis loop is unrolled (`pack_fixed`), and the length and range
 /// checks are part of packing.
-fn pack_fast(bases: &[(Dim, Vec<Vec<u64>>)], outs: &[(Dim, u8)], slots: &mut [u64]) -> Option<u64> {
+fn pack_fast(
+    bases: &[(Dim, Vec<Vec<u64>>)],
+    outs: &[(Dim, u8)],
+    emit: impl FnMut(u64),
+) -> Option<u64> {
     match outs.len() {
-        1 => pack_fixed::<1>(bases, outs, slots),
-        2 => pack_fixed::<2>(bases, outs, slots),
-        3 => pack_fixed::<3>(bases, outs, slots),
-        4 => pack_fixed::<4>(bases, outs, slots),
+        1 => pack_fixed::<1>(bases, outs, emit),
+        2 => pack_fixed::<2>(bases, outs, emit),
+        3 => pack_fixed::<3>(bases, outs, emit),
+        4 => pack_fixed::<4>(bases, outs, emit),
         _ => None,
     }
 }
@@ -220,7 +239,7 @@ fn pack_fast(bases: &[(Dim, Vec<Vec<u64>>)], outs: &[(Dim, u8)], slots: &mut [u6
 fn pack_fixed<const N: usize>(
     bases: &[(Dim, Vec<Vec<u64>>)],
     outs: &[(Dim, u8)],
-    slots: &mut [u64],
+    mut emit: impl FnMut(u64),
 ) -> Option<u64> {
     let outs = <&[(Dim, u8); N]>::try_from(outs).ok()?;
     let log2 = outs.map(|o| o.1 as u32);
@@ -229,7 +248,6 @@ fn pack_fixed<const N: usize>(
         shift[k] = shift[k - 1] + log2[k - 1];
     }
     let mut span = 0;
-    let mut slots = slots.iter_mut();
     // Plain nested loops: through `flat_map` this took half again as many
     // instructions.
     for (_, vectors) in bases {
@@ -246,9 +264,7 @@ fn pack_fixed<const N: usize>(
                 return None;
             }
             span |= packed;
-            if let Some(slot) = slots.next() {
-                *slot = packed;
-            }
+            emit(packed);
         }
     }
     Some(span)
