@@ -40,11 +40,17 @@ impl LinearLayout {
             // 10% slower (notes/performance.md).
             if n <= COLS_INLINE {
                 let mut cols = [0u64; COLS_INLINE];
-                plan.fill(self, outer, &mut cols[..n]);
+                let mut next = 0;
+                plan.fill(self, outer, |c| {
+                    // `next < n`: the wrap only spares a bounds check.
+                    cols[next % COLS_INLINE] = c;
+                    next += 1;
+                });
                 return Ok(plan.finish(Cols::from_buf_and_len(cols, n), rank));
             }
-            let mut cols = vec![0u64; n];
-            plan.fill(self, outer, &mut cols);
+            // Pushed into one exact allocation rather than zeroed first.
+            let mut cols = Vec::with_capacity(n);
+            plan.fill(self, outer, |c| cols.push(c));
             return Ok(plan.finish(Cols::from_vec(cols), rank));
         }
         super::in_place(|out| self.product_into(outer, out))
@@ -217,27 +223,31 @@ impl SameDims {
         dest <= MAX_BITS && plan.total_in <= MAX_BITS as usize
     }
 
-    /// Writes the product's columns: per in-dim, the inner factor's, then
-    /// the outer one's, each repacked.
+    /// Emits the product's columns in order: per in-dim, the inner
+    /// factor's, then the outer one's, each repacked.
     #[inline(always)]
-    fn fill(&self, inner: &LinearLayout, outer: &LinearLayout, slots: &mut [u64]) {
+    fn fill(&self, inner: &LinearLayout, outer: &LinearLayout, mut emit: impl FnMut(u64)) {
         let moves = &self.moves[..self.n_outs];
-        let (mut next, mut first_i, mut first_o) = (0, 0, 0);
+        let (mut first_i, mut first_o) = (0, 0);
         for k in 0..self.n_ins {
             let (bi, bo) = (inner.ins[k].1 as usize, outer.ins[k].1 as usize);
             for j in 0..bi {
                 let c = inner.cols[first_i + j];
-                slots[next + j] = moves
-                    .iter()
-                    .fold(0, |acc, m| acc | (c & m.0).rotate_left(m.1));
+                emit(
+                    moves
+                        .iter()
+                        .fold(0, |acc, m| acc | (c & m.0).rotate_left(m.1)),
+                );
             }
             for j in 0..bo {
                 let c = outer.cols[first_o + j];
-                slots[next + bi + j] = moves
-                    .iter()
-                    .fold(0, |acc, m| acc | (c & m.2).rotate_left(m.3));
+                emit(
+                    moves
+                        .iter()
+                        .fold(0, |acc, m| acc | (c & m.2).rotate_left(m.3)),
+                );
             }
-            (next, first_i, first_o) = (next + bi + bo, first_i + bi, first_o + bo);
+            (first_i, first_o) = (first_i + bi, first_o + bo);
         }
     }
 
