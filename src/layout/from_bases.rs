@@ -242,22 +242,21 @@ fn pack_fixed<const N: usize>(
     mut emit: impl FnMut(u64),
 ) -> Option<u64> {
     let outs = <&[(Dim, u8); N]>::try_from(outs).ok()?;
-    let log2 = outs.map(|o| o.1 as u32);
+    // Sizes are powers of two below 2^64, so `log2 < 64`: a component is in
+    // range when it has no bit in `beyond`.
+    let beyond = outs.map(|o| u64::MAX << o.1);
     let mut shift = [0u32; N];
     for k in 1..N {
-        shift[k] = shift[k - 1] + log2[k - 1];
+        shift[k] = shift[k - 1] + outs[k - 1].1 as u32;
     }
     let mut span = 0;
-    // Plain nested loops: through `flat_map` this took half again as many
-    // instructions.
     for (_, vectors) in bases {
         for basis in vectors {
             let c = <&[u64; N]>::try_from(basis.as_slice()).ok()?;
             let (mut packed, mut outside) = (0u64, 0u64);
             for k in 0..N {
-                // Sizes are powers of two below 2^64, so `log2 < 64`; past
-                // bit 63 only zero components remain.
-                outside |= c[k] >> log2[k];
+                outside |= c[k] & beyond[k];
+                // Past bit 63 only zero components remain.
                 packed |= c[k].wrapping_shl(shift[k]);
             }
             if outside != 0 {
