@@ -172,14 +172,14 @@ fn build_checked_first(
     ))
 }
 
-/// No two of the first `n` entries of `dims` share a name: every pair
-/// compared, without branching on the length, for [`build_checked_first`].
+/// No two of the first `n` entries of `dims` share a name, for
+/// [`build_checked_first`].
 #[inline]
 fn names_distinct(dims: &[(Dim, u8); DIMS_INLINE], n: usize) -> bool {
     let mut repeated = false;
-    for j in 1..DIMS_INLINE {
+    for j in 1..n.min(DIMS_INLINE) {
         for i in 0..j {
-            repeated |= (j < n) & (dims[i].0 == dims[j].0);
+            repeated |= dims[i].0 == dims[j].0;
         }
     }
     !repeated
@@ -220,6 +220,7 @@ fn check_shape(
 /// Layouts almost always have one to four out-dims; for those the
 /// per-basis loop is unrolled (`pack_fixed`), and the length and range
 /// checks are part of packing.
+#[inline(always)]
 fn pack_fast(
     bases: &[(Dim, Vec<Vec<u64>>)],
     outs: &[(Dim, u8)],
