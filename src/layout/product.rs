@@ -228,19 +228,21 @@ impl SameDims {
     #[inline(always)]
     fn fill(&self, inner: &LinearLayout, outer: &LinearLayout, mut emit: impl FnMut(u64)) {
         let moves = &self.moves[..self.n_outs];
+        // Each factor's dims and columns as plain slices, once: a `SmallVec`
+        // checks where its elements live on every access.
+        let (inner_ins, outer_ins) = (inner.ins.as_slice(), outer.ins.as_slice());
+        let (inner_cols, outer_cols) = (inner.cols.as_slice(), outer.cols.as_slice());
         let (mut first_i, mut first_o) = (0, 0);
-        for k in 0..self.n_ins {
-            let (bi, bo) = (inner.ins[k].1 as usize, outer.ins[k].1 as usize);
-            for j in 0..bi {
-                let c = inner.cols[first_i + j];
+        for (&(_, bi), &(_, bo)) in inner_ins.iter().zip(outer_ins) {
+            let (bi, bo) = (bi as usize, bo as usize);
+            for &c in &inner_cols[first_i..first_i + bi] {
                 emit(
                     moves
                         .iter()
                         .fold(0, |acc, m| acc | (c & m.0).rotate_left(m.1)),
                 );
             }
-            for j in 0..bo {
-                let c = outer.cols[first_o + j];
+            for &c in &outer_cols[first_o..first_o + bo] {
                 emit(
                     moves
                         .iter()
