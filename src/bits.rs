@@ -195,6 +195,7 @@ pub(crate) fn xor_set_bits(columns: &[u64], selector: u64) -> u64 {
 
 /// [`xor_selected`] by masking every column with its bit: no branch and no
 /// dependency between columns, so the compiler vectorises it.
+#[cfg(any(target_arch = "x86_64", test))]
 #[inline(always)]
 fn xor_masked(columns: &[u64], selector: u64) -> u64 {
     let mut acc = 0u64;
