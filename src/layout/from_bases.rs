@@ -212,10 +212,11 @@ fn check_shape(
     check_bit_limits(op, in_bits, out_bits)
 }
 
-/// Packs `bases` (one component per out-dim of `outs`) into `slots`, one
-/// column per basis, when every basis has that many components, all in
-/// range, and returns the OR of the columns (for [`bits::rank_within`]);
-/// `None` otherwise, or when there are not one to four out-dims.
+/// Packs `bases` (one component per out-dim of `outs`) into one column per
+/// basis, handed to `emit` in order, when every basis has that many
+/// components, all in range, and returns the OR of the columns (for
+/// [`bits::rank_within`]); `None` otherwise, or when there are not one to
+/// four out-dims. On `None`, some columns may have been emitted.
 ///
 /// Layouts almost always have one to four out-dims; for those the
 /// per-basis loop is unrolled (`pack_fixed`), and the length and range
