@@ -162,6 +162,11 @@ struct Inputs {
     p2: LinearLayout,
     /// `(dim0, dim1) -> (dim0, dim1)` bijection composed after `a`.
     b: LinearLayout,
+    /// `b` with its in-dims listed as `(dim1, dim0)`: the same map, but
+    /// `a`'s out-dims no longer line up with its in-dims, so `compose`
+    /// gathers `b`'s columns instead of using them as they are. Ours only
+    /// (Triton's binding has no `transpose_ins`).
+    b_swapped: LinearLayout,
     /// `offset -> (dim0, dim1)` bijection: `a.invert_and_compose(s)` maps
     /// `a`'s in-dims to offsets.
     s: LinearLayout,
@@ -184,6 +189,14 @@ impl Inputs {
         let p1 = build(&generate(seed(3), &hins, &houts, hzeros));
         let p2 = build(&generate(seed(4), &hins, &houts, hzeros));
         let b = build(&generate(seed(5), &outs, &outs, 0));
+        let b_swapped = b
+            .transpose_ins(&[outs[1].0, outs[0].0])
+            .expect("b has in-dims dim0 and dim1");
+        assert_eq!(
+            a.compose(&b_swapped).ok(),
+            a.compose(&b).ok(),
+            "the order of b's in-dims changes nothing but the path"
+        );
         let o: u32 = outs.iter().map(|x| x.1).sum();
         let s = build(&generate(seed(6), &[(Dim::OFFSET, o)], &outs, 0));
         let reshape = vec![
@@ -198,6 +211,7 @@ impl Inputs {
             p1,
             p2,
             b,
+            b_swapped,
             s,
             reshape,
         }
@@ -294,6 +308,9 @@ fn main() {
     bench_op(&mut c, &inputs, "apply", |i| i.a.apply(&i.apply_input));
     bench_op(&mut c, &inputs, "product", |i| i.p1.product(&i.p2));
     bench_op(&mut c, &inputs, "compose", |i| i.a.compose(&i.b));
+    bench_op(&mut c, &inputs, "compose_gathered", |i| {
+        i.a.compose(&i.b_swapped)
+    });
     bench_op(&mut c, &inputs, "invert_and_compose", |i| {
         i.a.invert_and_compose(&i.s)
     });

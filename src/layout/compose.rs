@@ -20,7 +20,7 @@ impl LinearLayout {
         // in order and with the same sizes (the usual case), that is
         // `outer`'s own columns, and every check below holds; else they are
         // gathered, dim by dim, into a plain array (at most 64 output bits).
-        let gathered: [u64; 64];
+        let mut gathered: [u64; 64];
         let map: &[u64] = if self.outs_raw() == outer.ins_raw() {
             outer.cols_raw()
         } else {
@@ -30,7 +30,9 @@ impl LinearLayout {
                 self.out_dim_names(),
                 outer.in_dim_names(),
             )?;
-            let mut columns = [0u64; 64];
+            // Zeroed where it stays: a filled array moved here would be
+            // copied.
+            gathered = [0; 64];
             let mut mapped = 0;
             for &(d, bits) in self.outs_raw() {
                 let k = outer.require_in(d, OP)?;
@@ -44,10 +46,9 @@ impl LinearLayout {
                     });
                 }
                 let next = mapped + bits as usize;
-                columns[mapped..next].copy_from_slice(&outer.in_cols(k)[..bits as usize]);
+                gathered[mapped..next].copy_from_slice(&outer.in_cols(k)[..bits as usize]);
                 mapped = next;
             }
-            gathered = columns;
             &gathered[..mapped]
         };
         // Columns of a layout select few bits: visiting them beats masking all.
