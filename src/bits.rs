@@ -91,27 +91,16 @@ impl SpanBasis {
     }
 }
 
-/// The rank of a set of packed columns: the same elimination as
-/// [`SpanBasis`] without tracking combinations, in a table indexed by
-/// highest set bit. The table is only as large as the widest column needs:
-/// zeroing 512 bytes would cost more than reducing a small layout.
-pub(crate) fn rank(columns: &[u64]) -> u32 {
-    rank_within(columns, columns.iter().fold(0, |acc, &c| acc | c))
-}
-
-/// [`rank`] when the caller already has `span`, the OR of every column.
+/// The rank of a set of packed columns.
 ///
-/// For columns that were just written one by one: reading them back to OR
-/// them together (vectorised, two columns per load) would wait on the store
-/// buffer, while the writer can OR them as it goes.
-#[inline]
-pub(crate) fn rank_within(columns: &[u64], span: u64) -> u32 {
-    debug_assert_eq!(span, columns.iter().fold(0, |acc, &c| acc | c));
-    // Nonzero columns whose highest set bits all differ are independent (in
-    // that order they are triangular), so their count is the rank. Most
-    // layouts are like this: bit permutations with broadcast zeros, and
-    // swizzles that XOR in lower bits only. One pass with no dependency
-    // between columns, where elimination waits on its table.
+/// Nonzero columns whose highest set bits all differ are independent (in
+/// that order they are triangular), so their count is the rank. Most
+/// layouts are like this: bit permutations with broadcast zeros, and
+/// swizzles that XOR in lower bits only. That takes one pass, with no
+/// dependency between columns; the others go through the same elimination
+/// as [`SpanBasis`], without tracking combinations, in a table indexed by
+/// highest set bit.
+pub(crate) fn rank(columns: &[u64]) -> u32 {
     let (mut tops, mut nonzero) = (0u64, 0u32);
     for &c in columns {
         if c != 0 {
@@ -122,8 +111,10 @@ pub(crate) fn rank_within(columns: &[u64], span: u64) -> u32 {
     if tops.count_ones() == nonzero {
         return nonzero;
     }
-    let width = 64 - span.leading_zeros();
-    match width {
+    // The highest bit of any column is the highest of `tops`. The table is
+    // only as large as the widest column needs: zeroing 512 bytes would
+    // cost more than reducing a small layout.
+    match 64 - tops.leading_zeros() {
         0..=16 => rank_in::<16>(columns),
         17..=32 => rank_in::<32>(columns),
         _ => rank_in::<64>(columns),

@@ -7,11 +7,11 @@
 
 use super::{
     COLS_INLINE, Cols, DIMS_INLINE, DimBits, LinearLayout, MAX_BITS, MAX_DIM_BITS,
-    check_bit_limits, collect_small, cols_from_fn, log2_exact, zeroed_cols,
+    check_bit_limits, check_distinct, collect_small, cols_from_fn, log2_exact, zeroed_cols,
 };
 use crate::bits;
 use crate::dim::Dim;
-use crate::error::{LayoutError, Result};
+use crate::error::{LayoutError, Result, Side};
 
 impl LinearLayout {
     /// Builds a layout from its bases, inferring each out-dim's size as the
@@ -62,19 +62,78 @@ impl LinearLayout {
     /// The checks of Triton's `checkInvariants`, in its order: basis lengths,
     /// power-of-two sizes, components in range, then surjectivity.
     ///
-    /// A valid layout with one to four out-dims and at most
-    /// [`DIMS_INLINE`] in-dims is checked as it is packed
-    /// ([`build_checked_first`]); anything else, errors included, goes
-    /// through the checks one at a time in Triton's order
-    /// ([`build_in_order`]), so the error is the one Triton's order gives.
-    #[inline]
+    /// A valid layout with one to four out-dims and at most [`DIMS_INLINE`]
+    /// in-dims is checked on the caller's slices and then assembled once;
+    /// anything else, errors included, goes through the checks one at a
+    /// time in Triton's order ([`build_in_order`]), so the error is the one
+    /// Triton's order gives. Checking first matters for speed: checking the
+    /// dim lists after writing them into the layout, as `from_parts` does,
+    /// reads back what was just written, which waits on the store buffer for
+    /// about as long as everything else.
     pub(crate) fn build(
         op: &'static str,
         bases: &[(Dim, Vec<Vec<u64>>)],
         out_dims: &[(Dim, u64)],
         require_surjective: bool,
     ) -> Result<Self> {
-        build_checked_first(op, bases, out_dims, require_surjective)
+        let in_order = || build_in_order(op, bases, out_dims, require_surjective);
+        if bases.len() > DIMS_INLINE || out_dims.len() > DIMS_INLINE {
+            return in_order();
+        }
+        let mut in_bits = 0;
+        let mut ins = [(Dim::REGISTER, 0u8); DIMS_INLINE];
+        for (slot, (d, vectors)) in ins.iter_mut().zip(bases) {
+            in_bits += vectors.len();
+            if vectors.len() > MAX_DIM_BITS as usize || in_bits > MAX_BITS as usize {
+                return in_order();
+            }
+            *slot = (*d, vectors.len() as u8);
+        }
+        let mut outs = [(Dim::REGISTER, 0u8); DIMS_INLINE];
+        let mut out_bits = 0;
+        for (slot, &(d, size)) in outs.iter_mut().zip(out_dims) {
+            if !size.is_power_of_two() {
+                return in_order();
+            }
+            *slot = (d, size.trailing_zeros() as u8);
+            out_bits += size.trailing_zeros();
+        }
+        let (n_ins, n_outs) = (bases.len(), out_dims.len());
+        if out_bits > MAX_BITS
+            || check_distinct(op, Side::In, &ins[..n_ins], |d| d.0).is_err()
+            || check_distinct(op, Side::Out, &outs[..n_outs], |d| d.0).is_err()
+        {
+            return in_order();
+        }
+        // Inline columns are written where they stay; more go into one exact
+        // allocation, pushed rather than zeroed first.
+        let mut cols = zeroed_cols(in_bits.min(COLS_INLINE));
+        let packed = if in_bits <= COLS_INLINE {
+            let mut slots = cols.iter_mut();
+            pack_fast(bases, &outs[..n_outs], |c| {
+                if let Some(slot) = slots.next() {
+                    *slot = c;
+                }
+            })
+        } else {
+            let mut spilled = Vec::with_capacity(in_bits);
+            let packed = pack_fast(bases, &outs[..n_outs], |c| spilled.push(c));
+            cols = Cols::from_vec(spilled);
+            packed
+        };
+        if !packed {
+            return in_order();
+        }
+        let rank = bits::rank(&cols);
+        if require_surjective && rank != out_bits {
+            return in_order();
+        }
+        Ok(LinearLayout::from_valid_parts(
+            DimBits::from_buf_and_len(ins, n_ins),
+            cols,
+            DimBits::from_buf_and_len(outs, n_outs),
+            rank,
+        ))
     }
 }
 
@@ -97,92 +156,6 @@ fn build_in_order(
     let cols = cols_from_fn(in_bits, |slots| pack_any(op, bases, &outs, slots))?;
     let ins = collect_small(bases.iter().map(|(d, vectors)| (*d, vectors.len() as u8)));
     LinearLayout::from_parts(op, ins, cols, outs, require_surjective)
-}
-
-/// [`LinearLayout::build`] for a valid layout with one to four out-dims
-/// and at most [`DIMS_INLINE`] in-dims: every check runs on the caller's
-/// slices, then the layout is assembled once, in the result. When any check
-/// fails, [`build_in_order`] answers instead and finds the error.
-///
-/// Checking first matters for speed: checking the dim lists after writing
-/// them into the layout, as `from_parts` does, reads back what was just
-/// written, which waits on the store buffer for about as long as everything
-/// else.
-#[inline]
-fn build_checked_first(
-    op: &'static str,
-    bases: &[(Dim, Vec<Vec<u64>>)],
-    out_dims: &[(Dim, u64)],
-    require_surjective: bool,
-) -> Result<LinearLayout> {
-    let in_order = || build_in_order(op, bases, out_dims, require_surjective);
-    if bases.len() > DIMS_INLINE || out_dims.len() > DIMS_INLINE {
-        return in_order();
-    }
-    let mut in_bits = 0;
-    let mut ins = [(Dim::REGISTER, 0u8); DIMS_INLINE];
-    for (slot, (d, vectors)) in ins.iter_mut().zip(bases) {
-        in_bits += vectors.len();
-        if vectors.len() > MAX_DIM_BITS as usize || in_bits > MAX_BITS as usize {
-            return in_order();
-        }
-        *slot = (*d, vectors.len() as u8);
-    }
-    let mut outs = [(Dim::REGISTER, 0u8); DIMS_INLINE];
-    let mut out_bits = 0;
-    for (slot, &(d, size)) in outs.iter_mut().zip(out_dims) {
-        if !size.is_power_of_two() {
-            return in_order();
-        }
-        *slot = (d, size.trailing_zeros() as u8);
-        out_bits += size.trailing_zeros();
-    }
-    let (n_ins, n_outs) = (bases.len(), out_dims.len());
-    if out_bits > MAX_BITS || !names_distinct(&ins, n_ins) || !names_distinct(&outs, n_outs) {
-        return in_order();
-    }
-    // Inline columns are written where they stay; more go into one exact
-    // allocation, pushed rather than zeroed first.
-    let mut cols = zeroed_cols(in_bits.min(COLS_INLINE));
-    let span = if in_bits <= COLS_INLINE {
-        let mut slots = cols.iter_mut();
-        pack_fast(bases, &outs[..n_outs], |c| {
-            if let Some(slot) = slots.next() {
-                *slot = c;
-            }
-        })
-    } else {
-        let mut spilled = Vec::with_capacity(in_bits);
-        let span = pack_fast(bases, &outs[..n_outs], |c| spilled.push(c));
-        cols = Cols::from_vec(spilled);
-        span
-    };
-    let Some(span) = span else {
-        return in_order();
-    };
-    let rank = bits::rank_within(&cols, span);
-    if require_surjective && rank != out_bits {
-        return in_order();
-    }
-    Ok(LinearLayout::from_valid_parts(
-        DimBits::from_buf_and_len(ins, n_ins),
-        cols,
-        DimBits::from_buf_and_len(outs, n_outs),
-        rank,
-    ))
-}
-
-/// No two of the first `n` entries of `dims` share a name, for
-/// [`build_checked_first`].
-#[inline]
-fn names_distinct(dims: &[(Dim, u8); DIMS_INLINE], n: usize) -> bool {
-    let mut repeated = false;
-    for j in 1..n.min(DIMS_INLINE) {
-        for i in 0..j {
-            repeated |= dims[i].0 == dims[j].0;
-        }
-    }
-    !repeated
 }
 
 /// The shape checks of [`LinearLayout::build`], in Triton's order: every
@@ -214,25 +187,20 @@ fn check_shape(
 
 /// Packs `bases` (one component per out-dim of `outs`) into one column per
 /// basis, handed to `emit` in order, when every basis has that many
-/// components, all in range, and returns the OR of the columns (for
-/// [`bits::rank_within`]); `None` otherwise, or when there are not one to
-/// four out-dims. On `None`, some columns may have been emitted.
+/// components, all in range; `false` otherwise, or when there are not one
+/// to four out-dims. On `false`, some columns may have been emitted.
 ///
 /// Layouts almost always have one to four out-dims; for those the
 /// per-basis loop is unrolled (`pack_fixed`), and the length and range
 /// checks are part of packing.
 #[inline(always)]
-fn pack_fast(
-    bases: &[(Dim, Vec<Vec<u64>>)],
-    outs: &[(Dim, u8)],
-    emit: impl FnMut(u64),
-) -> Option<u64> {
+fn pack_fast(bases: &[(Dim, Vec<Vec<u64>>)], outs: &[(Dim, u8)], emit: impl FnMut(u64)) -> bool {
     match outs.len() {
-        1 => pack_fixed::<1>(bases, outs, emit),
-        2 => pack_fixed::<2>(bases, outs, emit),
-        3 => pack_fixed::<3>(bases, outs, emit),
-        4 => pack_fixed::<4>(bases, outs, emit),
-        _ => None,
+        1 => pack_fixed::<1>(bases, outs, emit).is_some(),
+        2 => pack_fixed::<2>(bases, outs, emit).is_some(),
+        3 => pack_fixed::<3>(bases, outs, emit).is_some(),
+        4 => pack_fixed::<4>(bases, outs, emit).is_some(),
+        _ => false,
     }
 }
 
@@ -242,7 +210,7 @@ fn pack_fixed<const N: usize>(
     bases: &[(Dim, Vec<Vec<u64>>)],
     outs: &[(Dim, u8)],
     mut emit: impl FnMut(u64),
-) -> Option<u64> {
+) -> Option<()> {
     let outs = <&[(Dim, u8); N]>::try_from(outs).ok()?;
     // Sizes are powers of two below 2^64, so `log2 < 64`: a component is in
     // range when it has no bit in `beyond`.
@@ -251,7 +219,6 @@ fn pack_fixed<const N: usize>(
     for k in 1..N {
         shift[k] = shift[k - 1] + outs[k - 1].1 as u32;
     }
-    let mut span = 0;
     for (_, vectors) in bases {
         for basis in vectors {
             let c = <&[u64; N]>::try_from(basis.as_slice()).ok()?;
@@ -264,11 +231,10 @@ fn pack_fixed<const N: usize>(
             if outside != 0 {
                 return None;
             }
-            span |= packed;
             emit(packed);
         }
     }
-    Some(span)
+    Some(())
 }
 
 /// Packs `bases` as [`pack_fast`] does, for any number of out-dims, with

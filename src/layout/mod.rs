@@ -670,19 +670,13 @@ pub(crate) fn map_cols(cols: &[u64], f: impl Fn(u64) -> u64) -> Cols {
     }
 }
 
-/// `n` columns (at most [`MAX_BITS`]) filled in by `fill`: in a stack array
-/// handed over whole when they fit inline, else in one exact allocation.
+/// `n` columns (at most [`MAX_BITS`]) filled in by `fill`, where they stay
+/// (see [`zeroed_cols`]).
 #[inline]
 pub(crate) fn cols_from_fn(n: usize, fill: impl FnOnce(&mut [u64]) -> Result<()>) -> Result<Cols> {
-    if n <= COLS_INLINE {
-        let mut buf = [0u64; COLS_INLINE];
-        fill(&mut buf[..n])?;
-        Ok(Cols::from_buf_and_len(buf, n))
-    } else {
-        let mut v = vec![0u64; n];
-        fill(&mut v)?;
-        Ok(Cols::from_vec(v))
-    }
+    let mut cols = zeroed_cols(n);
+    fill(&mut cols)?;
+    Ok(cols)
 }
 
 /// A xorshift64 stream for the unit tests' random inputs: seeded, so a

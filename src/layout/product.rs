@@ -34,10 +34,11 @@ impl LinearLayout {
         if plan.plan(self, outer) {
             let (n, rank) = (plan.total_in, self.rank() + outer.rank());
             // Columns in a stack array handed over whole when they fit
-            // inline, else in one exact allocation: `cols_from_fn` written
-            // out, because through it (a `Result` returned and unwrapped)
-            // this path measured 852 → 962 instructions at 8 bits and about
-            // 10% slower (notes/performance.md).
+            // inline (filling them in place measured no faster here), else
+            // pushed into one exact allocation rather than zeroed first.
+            // Not through `cols_from_fn`, which zeroes and returns a
+            // `Result`: 852 → 962 instructions at 8 bits and about 10%
+            // slower (notes/performance.md).
             if n <= COLS_INLINE {
                 let mut cols = [0u64; COLS_INLINE];
                 let mut next = 0;
@@ -48,7 +49,6 @@ impl LinearLayout {
                 });
                 return Ok(plan.finish(Cols::from_buf_and_len(cols, n), rank));
             }
-            // Pushed into one exact allocation rather than zeroed first.
             let mut cols = Vec::with_capacity(n);
             plan.fill(self, outer, |c| cols.push(c));
             return Ok(plan.finish(Cols::from_vec(cols), rank));
