@@ -91,34 +91,57 @@ impl SpanBasis {
     }
 }
 
-/// The rank of a set of packed columns.
+/// The highest set bits of the nonzero columns seen so far: enough to tell
+/// the rank of most column sets without eliminating anything.
 ///
 /// Nonzero columns whose highest set bits all differ are independent (in
 /// that order they are triangular), so their count is the rank. Most
 /// layouts are like this: bit permutations with broadcast zeros, and
-/// swizzles that XOR in lower bits only. That takes one pass, with no
-/// dependency between columns; the others go through the same elimination
-/// as [`SpanBasis`], without tracking combinations, in a table indexed by
-/// highest set bit.
-pub(crate) fn rank(columns: &[u64]) -> u32 {
-    let (mut tops, mut nonzero) = (0u64, 0u32);
-    for &c in columns {
-        if c != 0 {
-            tops |= 1 << c.ilog2();
-            nonzero += 1;
+/// swizzles that XOR in lower bits only.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Tops {
+    /// The highest bit of each nonzero column.
+    seen: u64,
+    nonzero: u32,
+}
+
+impl Tops {
+    /// Notes one more column.
+    #[inline(always)]
+    pub(crate) fn add(&mut self, column: u64) {
+        if column != 0 {
+            self.seen |= 1 << column.ilog2();
+            self.nonzero += 1;
         }
     }
-    if tops.count_ones() == nonzero {
-        return nonzero;
+
+    /// The rank of `columns`, which are exactly the columns noted. When
+    /// their highest bits all differ that is their count; the others go
+    /// through the same elimination as [`SpanBasis`], without tracking
+    /// combinations.
+    #[inline(always)]
+    pub(crate) fn rank(&self, columns: &[u64]) -> u32 {
+        if self.seen.count_ones() == self.nonzero {
+            return self.nonzero;
+        }
+        // The table, indexed by highest set bit, is only as large as the
+        // widest column needs: zeroing 512 bytes would cost more than
+        // reducing a small layout.
+        match 64 - self.seen.leading_zeros() {
+            0..=16 => rank_in::<16>(columns),
+            17..=32 => rank_in::<32>(columns),
+            _ => rank_in::<64>(columns),
+        }
     }
-    // The highest bit of any column is the highest of `tops`. The table is
-    // only as large as the widest column needs: zeroing 512 bytes would
-    // cost more than reducing a small layout.
-    match 64 - tops.leading_zeros() {
-        0..=16 => rank_in::<16>(columns),
-        17..=32 => rank_in::<32>(columns),
-        _ => rank_in::<64>(columns),
+}
+
+/// The rank of a set of packed columns (see [`Tops`]).
+pub(crate) fn rank(columns: &[u64]) -> u32 {
+    let mut tops = Tops::default();
+    for &c in columns {
+        tops.add(c);
     }
+    tops.rank(columns)
 }
 
 /// [`rank`] for columns below bit `N`.

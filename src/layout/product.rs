@@ -184,11 +184,15 @@ impl SameDims {
     /// path then answers, errors included.
     #[inline(always)]
     fn plan(&mut self, inner: &LinearLayout, outer: &LinearLayout) -> bool {
-        let (n_ins, n_outs) = (inner.ins.len(), inner.outs.len());
+        // Plain slices, read once: a `SmallVec` checks where its elements
+        // live on every access.
+        let (inner_ins, outer_ins) = (inner.ins.as_slice(), outer.ins.as_slice());
+        let (inner_outs, outer_outs) = (inner.outs.as_slice(), outer.outs.as_slice());
+        let (n_ins, n_outs) = (inner_ins.len(), inner_outs.len());
         if n_ins > SAME_DIMS_MAX
             || n_outs > SAME_DIMS_MAX
-            || outer.ins.len() != n_ins
-            || outer.outs.len() != n_outs
+            || outer_ins.len() != n_ins
+            || outer_outs.len() != n_outs
         {
             return false;
         }
@@ -196,7 +200,7 @@ impl SameDims {
         (plan.n_ins, plan.n_outs) = (n_ins, n_outs);
         plan.total_in = inner.cols.len() + outer.cols.len();
         for k in 0..n_ins {
-            let ((d, a), (e, b)) = (inner.ins[k], outer.ins[k]);
+            let ((d, a), (e, b)) = (inner_ins[k], outer_ins[k]);
             if d != e || (a + b) as u32 > MAX_DIM_BITS {
                 return false;
             }
@@ -206,7 +210,7 @@ impl SameDims {
         // outer one from `shift_o` to `dest + width_i`.
         let (mut shift_i, mut shift_o, mut dest) = (0u32, 0u32, 0u32);
         for k in 0..n_outs {
-            let ((d, wi), (e, wo)) = (inner.outs[k], outer.outs[k]);
+            let ((d, wi), (e, wo)) = (inner_outs[k], outer_outs[k]);
             let (wi, wo) = (wi as u32, wo as u32);
             if d != e || wi + wo > MAX_DIM_BITS {
                 return false;
