@@ -110,35 +110,23 @@ impl LinearLayout {
         // instructions than pushing each or zeroing the allocation first.
         // The rank comes from the columns' highest bits, noted as they are
         // packed rather than read back afterwards.
-        let mut tops = bits::Tops::default();
         let mut cols = zeroed_cols(COLS_INLINE);
-        let packed = if in_bits <= COLS_INLINE {
-            let mut next = 0;
-            let packed = match <&mut [u64; COLS_INLINE]>::try_from(cols.as_mut_slice()) {
-                Ok(slots) => pack_fast(bases, &outs[..n_outs], |c| {
-                    slots[next % COLS_INLINE] = c;
-                    next += 1;
-                    tops.add(c);
-                }),
-                Err(_) => false,
+        let tops = if in_bits <= COLS_INLINE {
+            let tops = match <&mut [u64; COLS_INLINE]>::try_from(cols.as_mut_slice()) {
+                Ok(slots) => pack_fast(bases, &outs[..n_outs], slots),
+                Err(_) => None,
             };
             cols.truncate(in_bits);
-            packed
+            tops
         } else {
-            let (mut buf, mut next) = ([0; MAX_BITS as usize], 0);
-            let packed = pack_fast(bases, &outs[..n_outs], |c| {
-                // `in_bits <= MAX_BITS`: the modulo never wraps, and it
-                // spares a bounds check.
-                buf[next % MAX_BITS as usize] = c;
-                next += 1;
-                tops.add(c);
-            });
+            let mut buf = [0; MAX_BITS as usize];
+            let tops = pack_fast(bases, &outs[..n_outs], &mut buf);
             cols = Cols::from_slice(&buf[..in_bits]);
-            packed
+            tops
         };
-        if !packed {
+        let Some(tops) = tops else {
             return in_order();
-        }
+        };
         let rank = tops.rank(&cols);
         if require_surjective && rank != out_bits {
             return in_order();
@@ -201,31 +189,41 @@ fn check_shape(
 }
 
 /// Packs `bases` (one component per out-dim of `outs`) into one column per
-/// basis, handed to `emit` in order, when every basis has that many
-/// components, all in range; `false` otherwise, or when there are not one
-/// to four out-dims. On `false`, some columns may have been emitted.
+/// basis, written to `cols` in order, and returns their highest bits (for
+/// the rank), when every basis has that many components, all in range;
+/// `None` otherwise, or when there are not one to four out-dims. There must
+/// be at most `C` bases.
 ///
 /// Layouts almost always have one to four out-dims; for those the
 /// per-basis loop is unrolled (`pack_fixed`), and the length and range
 /// checks are part of packing.
 #[inline(always)]
-fn pack_fast(bases: &[(Dim, Vec<Vec<u64>>)], outs: &[(Dim, u8)], emit: impl FnMut(u64)) -> bool {
+fn pack_fast<const C: usize>(
+    bases: &[(Dim, Vec<Vec<u64>>)],
+    outs: &[(Dim, u8)],
+    cols: &mut [u64; C],
+) -> Option<bits::Tops> {
     match outs.len() {
-        1 => pack_fixed::<1>(bases, outs, emit).is_some(),
-        2 => pack_fixed::<2>(bases, outs, emit).is_some(),
-        3 => pack_fixed::<3>(bases, outs, emit).is_some(),
-        4 => pack_fixed::<4>(bases, outs, emit).is_some(),
-        _ => false,
+        1 => pack_fixed::<1, C>(bases, outs, cols),
+        2 => pack_fixed::<2, C>(bases, outs, cols),
+        3 => pack_fixed::<3, C>(bases, outs, cols),
+        4 => pack_fixed::<4, C>(bases, outs, cols),
+        _ => None,
     }
 }
 
 /// [`pack_fast`] for exactly `N` out-dims.
+///
+/// The running state (next slot, highest bits) is local and returned by
+/// value: kept behind a reference, as a closure's captures are, each basis
+/// would read and write it back through memory, one dependent round trip
+/// after another.
 #[inline]
-fn pack_fixed<const N: usize>(
+fn pack_fixed<const N: usize, const C: usize>(
     bases: &[(Dim, Vec<Vec<u64>>)],
     outs: &[(Dim, u8)],
-    mut emit: impl FnMut(u64),
-) -> Option<()> {
+    cols: &mut [u64; C],
+) -> Option<bits::Tops> {
     let outs = <&[(Dim, u8); N]>::try_from(outs).ok()?;
     // Sizes are powers of two below 2^64, so `log2 < 64`: a component is in
     // range when it has no bit in `beyond`.
@@ -234,6 +232,7 @@ fn pack_fixed<const N: usize>(
     for k in 1..N {
         shift[k] = shift[k - 1] + outs[k - 1].1 as u32;
     }
+    let (mut next, mut tops) = (0, bits::Tops::default());
     for (_, vectors) in bases {
         for basis in vectors {
             let c = <&[u64; N]>::try_from(basis.as_slice()).ok()?;
@@ -246,10 +245,14 @@ fn pack_fixed<const N: usize>(
             if outside != 0 {
                 return None;
             }
-            emit(packed);
+            // At most `C` bases: the modulo never wraps, and it spares a
+            // bounds check.
+            cols[next % C] = packed;
+            next += 1;
+            tops.add(packed);
         }
     }
-    Some(())
+    Some(tops)
 }
 
 /// Packs `bases` as [`pack_fast`] does, for any number of out-dims, with
