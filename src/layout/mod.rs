@@ -740,6 +740,25 @@ pub(crate) fn check_distinct<T>(
     dims: &[T],
     name: impl Fn(&T) -> Dim,
 ) -> Result<()> {
+    // Up to four names, the usual case, every pair is compared at once,
+    // without loops or early exits; a repeat then gets the scan below,
+    // which reports the first one.
+    let distinct = match dims {
+        [] | [_] => true,
+        [a, b] => name(a) != name(b),
+        [a, b, c] => {
+            let (a, b, c) = (name(a), name(b), name(c));
+            (a != b) & (a != c) & (b != c)
+        }
+        [a, b, c, d] => {
+            let (a, b, c, d) = (name(a), name(b), name(c), name(d));
+            (a != b) & (a != c) & (a != d) & (b != c) & (b != d) & (c != d)
+        }
+        _ => false,
+    };
+    if distinct {
+        return Ok(());
+    }
     for i in 1..dims.len() {
         let d = name(&dims[i]);
         if dims[..i].iter().any(|e| name(e) == d) {
@@ -747,4 +766,47 @@ pub(crate) fn check_distinct<T>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dim::dim;
+
+    /// Every list of up to six names over a three-letter alphabet: the
+    /// result is the first repeat a plain scan finds, or none.
+    #[test]
+    fn check_distinct_reports_the_first_repeat() {
+        let alphabet = [dim("a"), dim("b"), dim("c")];
+        let (mut repeats, mut distinct) = (0, 0);
+        for len in 0..=6u32 {
+            for code in 0..3usize.pow(len) {
+                let names: Vec<Dim> = (0..len)
+                    .map(|k| alphabet[code / 3usize.pow(k) % 3])
+                    .collect();
+                let first_repeat = (1..names.len())
+                    .find(|&i| names[..i].contains(&names[i]))
+                    .map(|i| names[i]);
+                let expected = match first_repeat {
+                    Some(d) => Err(LayoutError::DuplicateDim {
+                        op: "t",
+                        side: Side::In,
+                        dim: d,
+                    }),
+                    None => Ok(()),
+                };
+                assert_eq!(
+                    check_distinct("t", Side::In, &names, |&d| d),
+                    expected,
+                    "{names:?}"
+                );
+                if first_repeat.is_some() {
+                    repeats += 1;
+                } else {
+                    distinct += 1;
+                }
+            }
+        }
+        assert!(repeats > 1000 && distinct > 10, "{repeats} {distinct}");
+    }
 }
