@@ -80,14 +80,17 @@ impl LinearLayout {
         if bases.len() > DIMS_INLINE || out_dims.len() > DIMS_INLINE {
             return in_order();
         }
-        let mut in_bits = 0;
+        // Each in-dim below 2^63 (fewer than 64 bases, so their OR is too)
+        // and at most 64 bits in all; checked once, after the loop.
+        let (mut in_bits, mut any_bits) = (0, 0);
         let mut ins = [(Dim::REGISTER, 0u8); DIMS_INLINE];
         for (slot, (d, vectors)) in ins.iter_mut().zip(bases) {
             in_bits += vectors.len();
-            if vectors.len() > MAX_DIM_BITS as usize || in_bits > MAX_BITS as usize {
-                return in_order();
-            }
+            any_bits |= vectors.len();
             *slot = (*d, vectors.len() as u8);
+        }
+        if any_bits > MAX_DIM_BITS as usize || in_bits > MAX_BITS as usize {
+            return in_order();
         }
         let mut outs = [(Dim::REGISTER, 0u8); DIMS_INLINE];
         let mut out_bits = 0;
