@@ -235,18 +235,16 @@ fn pack_fixed<const N: usize, const C: usize>(
     for k in 1..N {
         shift[k] = shift[k - 1] + outs[k - 1].1 as u32;
     }
-    let (mut next, mut tops) = (0, bits::Tops::default());
+    let (mut next, mut tops, mut outside) = (0, bits::Tops::default(), 0u64);
     for (_, vectors) in bases {
         for basis in vectors {
             let c = <&[u64; N]>::try_from(basis.as_slice()).ok()?;
-            let (mut packed, mut outside) = (0u64, 0u64);
+            let mut packed = 0u64;
             for k in 0..N {
+                // Checked once at the end: nothing here depends on it.
                 outside |= c[k] & beyond[k];
                 // Past bit 63 only zero components remain.
                 packed |= c[k].wrapping_shl(shift[k]);
-            }
-            if outside != 0 {
-                return None;
             }
             // At most `C` bases: the modulo never wraps, and it spares a
             // bounds check.
@@ -255,7 +253,7 @@ fn pack_fixed<const N: usize, const C: usize>(
             tops.add(packed);
         }
     }
-    Some(tops)
+    (outside == 0).then_some(tops)
 }
 
 /// Packs `bases` as [`pack_fast`] does, for any number of out-dims, with
