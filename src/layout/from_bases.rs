@@ -51,6 +51,7 @@ impl LinearLayout {
     /// Builds a layout from its bases and explicit out-dim sizes. With
     /// `require_surjective`, a layout whose bases do not span every out-dim is
     /// an error.
+    #[inline]
     pub fn from_bases_with_sizes(
         bases: &[(Dim, Vec<Vec<u64>>)],
         out_dims: &[(Dim, u64)],
