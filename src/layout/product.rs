@@ -230,8 +230,28 @@ impl SameDims {
     /// Emits the product's columns in order: per in-dim, the inner
     /// factor's, then the outer one's, each repacked.
     #[inline(always)]
-    fn fill(&self, inner: &LinearLayout, outer: &LinearLayout, mut emit: impl FnMut(u64)) {
-        let moves = &self.moves[..self.n_outs];
+    fn fill(&self, inner: &LinearLayout, outer: &LinearLayout, emit: impl FnMut(u64)) {
+        // The fold over out-dims unrolled for the usual counts.
+        match self.n_outs {
+            1 => self.fill_n::<1>(inner, outer, emit),
+            2 => self.fill_n::<2>(inner, outer, emit),
+            3 => self.fill_n::<3>(inner, outer, emit),
+            _ => self.fill_n::<SAME_DIMS_MAX>(inner, outer, emit),
+        }
+    }
+
+    /// [`fill`](Self::fill) over the first `N` out-dims' moves (the
+    /// others, past `n_outs`, are zero masks and move nothing).
+    #[inline(always)]
+    fn fill_n<const N: usize>(
+        &self,
+        inner: &LinearLayout,
+        outer: &LinearLayout,
+        mut emit: impl FnMut(u64),
+    ) {
+        let Some(moves) = self.moves.first_chunk::<N>() else {
+            return;
+        };
         // Each factor's dims and columns as plain slices, once: a `SmallVec`
         // checks where its elements live on every access.
         let (inner_ins, outer_ins) = (inner.ins.as_slice(), outer.ins.as_slice());
