@@ -384,12 +384,13 @@ mod tests {
         s.split(',').filter(|x| !x.is_empty()).map(dim).collect()
     }
 
-    /// A layout over `dims` with random sizes and bases: in-dims of 0 to
-    /// `max_in` bits, out-dims of 0 to 7 bits.
-    fn random_layout(next: &mut impl FnMut() -> u64, max_in: u64) -> LinearLayout {
+    /// A layout with random sizes and bases over four in-dims of 0 to
+    /// `max_in` bits and the first `n_outs` of four out-dims, of 0 to 7
+    /// bits.
+    fn random_layout(next: &mut impl FnMut() -> u64, max_in: u64, n_outs: usize) -> LinearLayout {
         let (ins, outs) = (
             ["register", "lane", "warp", "block"],
-            ["dim0", "dim1", "dim2"],
+            &["dim0", "dim1", "dim2", "dim3"][..n_outs],
         );
         let sizes: Vec<(Dim, u64)> = outs.iter().map(|&d| (dim(d), 1 << (next() % 8))).collect();
         let bases: Vec<(Dim, Vec<Vec<u64>>)> = ins
@@ -407,19 +408,23 @@ mod tests {
     fn the_same_dims_path_agrees_with_the_general_one() {
         // Sizes on both sides of the inline column capacity (16), up to 64.
         let mut next = crate::layout::xorshift(0x9E37_79B9_7F4A_7C15u64);
-        let mut spilled = 0;
+        let (mut spilled, mut out_counts) = (0, [0; 5]);
         for _ in 0..2000 {
-            let a = random_layout(&mut next, 8);
-            let b = random_layout(&mut next, 8);
+            // Every out-dim count the unrolled fill has a case for.
+            let n_outs = (next() % 5) as usize;
+            let a = random_layout(&mut next, 8, n_outs);
+            let b = random_layout(&mut next, 8, n_outs);
             let mut plan = SameDims::default();
             if !plan.plan(&a, &b) {
                 continue;
             }
             spilled += usize::from(plan.total_in > COLS_INLINE);
+            out_counts[n_outs] += 1;
             let general = crate::layout::in_place(|out| a.product_into(&b, out));
             assert_eq!(a.product(&b).unwrap(), general.unwrap(), "{a:?} * {b:?}");
         }
         assert!(spilled > 100, "only {spilled} products spilled to the heap");
+        assert!(out_counts.iter().all(|&n| n > 200), "{out_counts:?}");
     }
 
     #[test]
