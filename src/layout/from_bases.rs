@@ -117,9 +117,10 @@ impl LinearLayout {
         // pushing each or zeroing the allocation first. The rank comes from
         // the columns' highest bits, noted as they are packed rather than
         // read back afterwards.
+        let is_inline = in_bits <= COLS_INLINE;
         let mut inline = [0; COLS_INLINE];
         let mut spilled = Cols::new();
-        let tops = if in_bits <= COLS_INLINE {
+        let tops = if is_inline {
             pack_fast(bases, &outs[..n_outs], &mut inline)
         } else {
             let mut buf = [0; MAX_BITS as usize];
@@ -130,7 +131,6 @@ impl LinearLayout {
         let Some(tops) = tops else {
             return in_order();
         };
-        let is_inline = in_bits <= COLS_INLINE;
         let rank = tops.rank(if is_inline {
             &inline[..in_bits]
         } else {
