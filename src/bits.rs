@@ -121,7 +121,10 @@ impl Tops {
     /// combinations.
     #[inline(always)]
     pub(crate) fn rank(&self, columns: &[u64]) -> u32 {
-        if self.seen.count_ones() == self.nonzero {
+        // Distinct highest bits: their count is the rank. They most often
+        // fill the low bits exactly (a surjective layout), which is
+        // checked without counting them.
+        if self.seen == low_mask(self.nonzero) || self.seen.count_ones() == self.nonzero {
             return self.nonzero;
         }
         // The table, indexed by highest set bit, is only as large as the

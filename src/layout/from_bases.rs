@@ -81,11 +81,22 @@ impl LinearLayout {
         if bases.len() > DIMS_INLINE || out_dims.len() > DIMS_INLINE {
             return in_order();
         }
+        // The dims are written once, where the result is assembled from:
+        // copying them from another array first, just after writing it
+        // field by field, makes the copy's wide loads wait for those
+        // narrow stores to reach the cache.
+        let mut parts = Parts {
+            ins: [(Dim::REGISTER, 0); DIMS_INLINE],
+            n_ins: bases.len(),
+            outs: [(Dim::REGISTER, 0); DIMS_INLINE],
+            n_outs: out_dims.len(),
+            in_bits: 0,
+            out_bits: 0,
+        };
         // Each in-dim below 2^63 (fewer than 64 bases, so their OR is too)
         // and at most 64 bits in all; checked once, after the loop.
         let (mut in_bits, mut any_bits) = (0, 0);
-        let mut ins = [(Dim::REGISTER, 0u8); DIMS_INLINE];
-        for (slot, (d, vectors)) in ins.iter_mut().zip(bases) {
+        for (slot, (d, vectors)) in parts.ins.iter_mut().zip(bases) {
             in_bits += vectors.len();
             any_bits |= vectors.len();
             *slot = (*d, vectors.len() as u8);
@@ -93,61 +104,83 @@ impl LinearLayout {
         if any_bits > MAX_DIM_BITS as usize || in_bits > MAX_BITS as usize {
             return in_order();
         }
-        let mut outs = [(Dim::REGISTER, 0u8); DIMS_INLINE];
         let mut out_bits = 0;
-        for (slot, &(d, size)) in outs.iter_mut().zip(out_dims) {
+        for (slot, &(d, size)) in parts.outs.iter_mut().zip(out_dims) {
             if !size.is_power_of_two() {
                 return in_order();
             }
             *slot = (d, size.trailing_zeros() as u8);
             out_bits += size.trailing_zeros();
         }
-        let (n_ins, n_outs) = (bases.len(), out_dims.len());
         if out_bits > MAX_BITS
-            || check_distinct(op, Side::In, &ins[..n_ins], |d| d.0).is_err()
-            || check_distinct(op, Side::Out, &outs[..n_outs], |d| d.0).is_err()
+            || check_distinct(op, Side::In, &parts.ins[..parts.n_ins], |d| d.0).is_err()
+            || check_distinct(op, Side::Out, &parts.outs[..parts.n_outs], |d| d.0).is_err()
         {
             return in_order();
         }
-        // Up to 16 columns are packed into a plain array, handed over whole
-        // at the end: the compiler copies 128 bytes with a few moves, where
-        // a `SmallVec` packed in place (one word longer) is copied by a
-        // call to `memcpy`. More are packed on the stack and copied once
-        // into an exact allocation, which takes fewer instructions than
-        // pushing each or zeroing the allocation first. The rank comes from
-        // the columns' highest bits, noted as they are packed rather than
-        // read back afterwards.
-        let is_inline = in_bits <= COLS_INLINE;
-        let mut inline = [0; COLS_INLINE];
-        let mut spilled = Cols::new();
-        let tops = if is_inline {
-            pack_fast(bases, &outs[..n_outs], &mut inline)
+        (parts.in_bits, parts.out_bits) = (in_bits, out_bits);
+        // Up to 16 columns are packed into a plain array and handed over
+        // whole: the compiler copies 128 bytes with a few moves, where a
+        // `SmallVec` packed in place (one word longer) is copied by a call
+        // to `memcpy`. More are packed on the stack and copied once into an
+        // exact allocation, which takes fewer instructions than pushing each
+        // or zeroing the allocation first.
+        if in_bits <= COLS_INLINE {
+            parts.finish(bases, require_surjective, in_order, |cols, n| {
+                Cols::from_buf_and_len(*cols, n)
+            })
         } else {
-            let mut buf = [0; MAX_BITS as usize];
-            let tops = pack_fast(bases, &outs[..n_outs], &mut buf);
-            spilled = Cols::from_slice(&buf[..in_bits]);
-            tops
-        };
-        let Some(tops) = tops else {
+            parts.finish(
+                bases,
+                require_surjective,
+                in_order,
+                |cols: &[u64; 64], n| Cols::from_slice(&cols[..n]),
+            )
+        }
+    }
+}
+
+/// The checked dims of a layout being built.
+struct Parts {
+    ins: [(Dim, u8); DIMS_INLINE],
+    n_ins: usize,
+    outs: [(Dim, u8); DIMS_INLINE],
+    n_outs: usize,
+    in_bits: usize,
+    out_bits: u32,
+}
+
+impl Parts {
+    /// Packs the bases into a stack array of `C` columns and assembles the
+    /// layout, its columns made by `into_cols`; `in_order` when a basis or
+    /// the rank is wrong.
+    ///
+    /// Generic over the array, and inlined into each branch of its caller,
+    /// so that each branch writes its own result: choosing the columns
+    /// first and assembling once makes the compiler copy the inline array
+    /// twice, into a temporary and then into the result.
+    #[inline(always)]
+    fn finish<const C: usize>(
+        &self,
+        bases: &[(Dim, Vec<Vec<u64>>)],
+        require_surjective: bool,
+        in_order: impl FnOnce() -> Result<LinearLayout>,
+        into_cols: impl FnOnce(&[u64; C], usize) -> Cols,
+    ) -> Result<LinearLayout> {
+        let mut cols = [0; C];
+        let Some(tops) = pack_fast(bases, &self.outs[..self.n_outs], &mut cols) else {
             return in_order();
         };
-        let rank = tops.rank(if is_inline {
-            &inline[..in_bits]
-        } else {
-            &spilled
-        });
-        if require_surjective && rank != out_bits {
+        // The rank comes from the columns' highest bits, noted as they are
+        // packed rather than read back afterwards.
+        let rank = tops.rank(&cols[..self.in_bits]);
+        if require_surjective && rank != self.out_bits {
             return in_order();
         }
-        let cols = if is_inline {
-            Cols::from_buf_and_len(inline, in_bits)
-        } else {
-            spilled
-        };
         Ok(LinearLayout::from_valid_parts(
-            DimBits::from_buf_and_len(ins, n_ins),
-            cols,
-            DimBits::from_buf_and_len(outs, n_outs),
+            DimBits::from_buf_and_len(self.ins, self.n_ins),
+            into_cols(&cols, self.in_bits),
+            DimBits::from_buf_and_len(self.outs, self.n_outs),
             rank,
         ))
     }
@@ -245,14 +278,15 @@ fn pack_fixed<const N: usize, const C: usize>(
     for k in 1..N {
         shift[k] = shift[k - 1] + outs[k - 1].1 as u32;
     }
-    let (mut next, mut tops, mut outside) = (0, bits::Tops::default(), 0u64);
+    let (mut next, mut tops, mut any) = (0, bits::Tops::default(), [0u64; N]);
     for (_, vectors) in bases {
         for basis in vectors {
             let c = <&[u64; N]>::try_from(basis.as_slice()).ok()?;
             let mut packed = 0u64;
             for k in 0..N {
-                // Checked once at the end: nothing here depends on it.
-                outside |= c[k] & beyond[k];
+                // The range is checked once at the end, on the OR of every
+                // component: nothing here depends on it.
+                any[k] |= c[k];
                 // Past bit 63 only zero components remain.
                 packed |= c[k].wrapping_shl(shift[k]);
             }
@@ -263,6 +297,7 @@ fn pack_fixed<const N: usize, const C: usize>(
             tops.add(packed);
         }
     }
+    let outside = (0..N).fold(0, |acc, k| acc | any[k] & beyond[k]);
     (outside == 0).then_some(tops)
 }
 
