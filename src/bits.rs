@@ -19,23 +19,27 @@
 ///
 /// Basis vectors are indexed by their highest set bit, so reducing a vector
 /// costs one step per set bit it meets, whatever the rank.
+///
+/// `N` bounds the highest bit of any column offered (bit `N - 1` at most):
+/// the tables are zeroed on creation, and a 16-bit problem need not zero
+/// 1 KiB.
 #[derive(Clone)]
-pub(crate) struct SpanBasis {
+pub(crate) struct SpanBasis<const N: usize = 64> {
     /// `vecs[b]` has highest set bit `b` (when `present` has bit `b`).
-    vecs: [u64; 64],
+    vecs: [u64; N],
     /// `combos[b]`: the set of inserted columns (bit `i` = column `i`) whose
     /// XOR is `vecs[b]`.
-    combos: [u64; 64],
+    combos: [u64; N],
     present: u64,
     /// How many columns have been offered to `insert`.
     offered: u32,
 }
 
-impl SpanBasis {
+impl<const N: usize> SpanBasis<N> {
     pub(crate) fn new() -> Self {
         SpanBasis {
-            vecs: [0; 64],
-            combos: [0; 64],
+            vecs: [0; N],
+            combos: [0; N],
             present: 0,
             offered: 0,
         }
@@ -276,7 +280,7 @@ mod tests {
                 x
             })
             .collect();
-        let mut span = SpanBasis::new();
+        let mut span = SpanBasis::<64>::new();
         for &c in &cols {
             span.insert(c);
         }
@@ -331,7 +335,7 @@ mod tests {
                 };
                 cols.push(c);
             }
-            let mut span = SpanBasis::new();
+            let mut span = SpanBasis::<64>::new();
             for &c in &cols {
                 span.insert(c);
             }
@@ -360,7 +364,7 @@ mod tests {
 
     #[test]
     fn pivots_are_greedy_columns() {
-        let mut b = SpanBasis::new();
+        let mut b = SpanBasis::<64>::new();
         assert!(b.insert(0b01));
         assert!(!b.insert(0b00));
         assert!(b.insert(0b11));

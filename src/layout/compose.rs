@@ -1,7 +1,7 @@
 //! Composition and solving: `compose`, `invert_and_compose`, `invert`,
 //! `pseudoinvert`.
 
-use super::{Cols, LinearLayout};
+use super::{COLS_INLINE, Cols, LinearLayout};
 use crate::bits::{self, SpanBasis};
 use crate::dim::Dim;
 use crate::error::{DimList, LayoutError, Result, Side};
@@ -52,17 +52,39 @@ impl LinearLayout {
             &gathered[..mapped]
         };
         // Columns of a layout select few bits: visiting them beats masking all.
-        let cols = super::map_cols(self.cols_raw(), |c| bits::xor_set_bits(map, c));
+        let image = |c| bits::xor_set_bits(map, c);
         // An injective `outer` (hence its restriction to the bits `self`
         // reaches) maps `self`'s image isomorphically: the rank is kept.
-        let rank = if outer.is_injective() {
-            self.rank()
-        } else {
-            bits::rank(&cols)
+        let rank_of = |cols: &[u64]| {
+            if outer.is_injective() {
+                self.rank()
+            } else {
+                bits::rank(cols)
+            }
         };
+        let src = self.cols_raw();
+        // Up to 16 columns go through a plain array assembled straight into
+        // the result: a `SmallVec` of them is 8 bytes past what the compiler
+        // copies with a few moves, and returning or moving one calls
+        // `memcpy`, which took a third of the time.
+        if src.len() <= COLS_INLINE {
+            let mut cols = [0; COLS_INLINE];
+            for (slot, &c) in cols.iter_mut().zip(src) {
+                *slot = image(c);
+            }
+            let rank = rank_of(&cols[..src.len()]);
+            return Ok(LinearLayout::from_valid_parts(
+                self.ins_owned(),
+                Cols::from_buf_and_len(cols, src.len()),
+                outer.outs_owned(),
+                rank,
+            ));
+        }
+        let cols: Vec<u64> = src.iter().map(|&c| image(c)).collect();
+        let rank = rank_of(&cols);
         Ok(LinearLayout::from_valid_parts(
             self.ins_owned(),
-            cols,
+            Cols::from_vec(cols),
             outer.outs_owned(),
             rank,
         ))
@@ -120,56 +142,25 @@ impl LinearLayout {
         }
         let self_cols = self.columns_in(&widened);
         let outer_cols = outer.columns_in(&widened);
-        let identity: SmallVec<[bool; 4]> = (0..outer.num_in_dims())
-            .map(|ko| maps_to_itself(self, &self_cols, outer, &outer_cols, ko))
-            .collect();
-
-        // Every other input bit maps to the combination of outer's remaining
-        // pivot columns; `place[j]` is where remaining column `j` sits in the
-        // result's packing (outer's in-dims, in outer's order).
-        // (outer has at most 64 input bits.)
-        let mut span = SpanBasis::new();
-        let mut place = [0u32; 64];
-        let mut placed = 0;
-        for (ko, range) in outer.in_ranges().enumerate() {
-            if !identity[ko] {
-                for j in range {
-                    span.insert(outer_cols[j]);
-                    place[placed] = j as u32;
-                    placed += 1;
-                }
-            }
+        let mut identity = SmallVec::<[bool; 8]>::new();
+        for ko in 0..outer.num_in_dims() {
+            identity.push(maps_to_itself(self, &self_cols, outer, &outer_cols, ko));
         }
-        let place = &place[..placed];
-        let mut cols = Cols::with_capacity(self_cols.len());
-        for (&(d, _), range) in self.ins_raw().iter().zip(self.in_ranges()) {
-            match outer.in_index(d).filter(|&ko| identity[ko]) {
-                Some(ko) => cols.extend(outer.in_range(ko).map(|j| 1u64 << j)),
-                None => {
-                    for &c in &self_cols[range] {
-                        let (residue, combo) = span.reduce(c);
-                        if residue != 0 {
-                            return Err(LayoutError::ImageNotContained { op: OP });
-                        }
-                        cols.push(select_places(place, combo));
-                    }
-                }
-            }
-        }
-        // outer is injective on the pivot columns that the solution uses, so
-        // the solution keeps self's rank; identity dims may add rank where
-        // self had dependent bases.
-        let rank = if identity.contains(&true) {
-            bits::rank(&cols)
-        } else {
-            self.rank()
+        // The solve's tables are indexed by a column's highest bit: sized to
+        // the packing, so that a small layout does not zero 1 KiB of them.
+        let solve = Solve {
+            this: self,
+            this_cols: &self_cols,
+            outer,
+            outer_cols: &outer_cols,
+            identity: &identity,
         };
-        Ok(LinearLayout::from_valid_parts(
-            self.ins_owned(),
-            cols,
-            outer.ins_owned(),
-            rank,
-        ))
+        match super::out_shift(&widened, widened.len()) {
+            0..=8 => solve.run::<8>(),
+            9..=16 => solve.run::<16>(),
+            17..=32 => solve.run::<32>(),
+            _ => solve.run::<64>(),
+        }
     }
 
     /// The inverse of a bijective layout: in-dims and out-dims swap roles.
@@ -206,7 +197,7 @@ impl LinearLayout {
         // are the unit vectors of this layout's own packing, and each solves
         // to its combination of pivot columns.
         if !self.in_dim_names().any(|d| self.has_out_dim(d)) {
-            let mut span = SpanBasis::new();
+            let mut span = SpanBasis::<64>::new();
             for &c in self.cols_raw() {
                 span.insert(c);
             }
@@ -227,6 +218,112 @@ impl LinearLayout {
             identity = identity.product(&LinearLayout::identity_1d(size, d, d)?)?;
         }
         identity.invert_and_compose(self)
+    }
+}
+
+/// The solving half of [`LinearLayout::invert_and_compose`]: both layouts'
+/// columns in one packing, and which of outer's in-dims map to themselves.
+struct Solve<'a> {
+    this: &'a LinearLayout,
+    this_cols: &'a [u64],
+    outer: &'a LinearLayout,
+    outer_cols: &'a [u64],
+    identity: &'a [bool],
+}
+
+impl Solve<'_> {
+    /// Every other input bit maps to the combination of outer's remaining
+    /// pivot columns, found in a [`SpanBasis`] of `N` entries (the packing
+    /// has at most `N` bits).
+    fn run<const N: usize>(&self) -> Result<LinearLayout> {
+        // `place[j]` is where remaining column `j` sits in the result's
+        // packing (outer's in-dims, in outer's order); outer has at most 64
+        // input bits.
+        let mut span = SpanBasis::<N>::new();
+        let mut place = [0u32; 64];
+        let mut placed = 0;
+        for (ko, range) in self.outer.in_ranges().enumerate() {
+            if !self.identity[ko] {
+                for j in range {
+                    span.insert(self.outer_cols[j]);
+                    place[placed] = j as u32;
+                    placed += 1;
+                }
+            }
+        }
+        let place = &place[..placed];
+        // Up to 16 columns go through a plain array assembled straight into
+        // the result, as in `compose`; a `SmallVec` filled and then moved
+        // is copied, twice, by calls to `memcpy`.
+        let n = self.this_cols.len();
+        if n <= COLS_INLINE {
+            let mut cols = [0; COLS_INLINE];
+            self.fill(&span, place, &mut cols[..n])?;
+            let rank = self.rank(&cols[..n]);
+            return Ok(LinearLayout::from_valid_parts(
+                self.this.ins_owned(),
+                Cols::from_buf_and_len(cols, n),
+                self.outer.ins_owned(),
+                rank,
+            ));
+        }
+        let mut cols = vec![0; n];
+        self.fill(&span, place, &mut cols)?;
+        let rank = self.rank(&cols);
+        Ok(LinearLayout::from_valid_parts(
+            self.this.ins_owned(),
+            Cols::from_vec(cols),
+            self.outer.ins_owned(),
+            rank,
+        ))
+    }
+
+    /// The solution's columns, one per input bit of this layout: an
+    /// identity dim's unit vectors, or the combination of outer's
+    /// remaining pivot columns (`span`, placed by `place`) giving the same
+    /// image.
+    fn fill<const N: usize>(
+        &self,
+        span: &SpanBasis<N>,
+        place: &[u32],
+        slots: &mut [u64],
+    ) -> Result<()> {
+        let (this, outer) = (self.this, self.outer);
+        let mut slots = slots.iter_mut();
+        for (&(d, _), range) in this.ins_raw().iter().zip(this.in_ranges()) {
+            match outer.in_index(d).filter(|&ko| self.identity[ko]) {
+                Some(ko) => {
+                    // The dim's range first: `zip` takes from its left side
+                    // first, and the slot it took would be lost at the end.
+                    for (j, slot) in outer.in_range(ko).zip(slots.by_ref()) {
+                        *slot = 1u64 << j;
+                    }
+                }
+                None => {
+                    for (&c, slot) in self.this_cols[range].iter().zip(slots.by_ref()) {
+                        let (residue, combo) = span.reduce(c);
+                        if residue != 0 {
+                            return Err(LayoutError::ImageNotContained {
+                                op: "invert_and_compose",
+                            });
+                        }
+                        *slot = select_places(place, combo);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The solution's rank. Outer is injective on the pivot columns that
+    /// the solution uses, so it keeps this layout's rank; identity dims may
+    /// add rank where it had dependent bases.
+    fn rank(&self, cols: &[u64]) -> u32 {
+        if self.identity.contains(&true) {
+            bits::rank(cols)
+        } else {
+            self.this.rank()
+        }
     }
 }
 

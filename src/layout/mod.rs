@@ -501,13 +501,13 @@ impl LinearLayout {
     /// A copy of the in-dims, for a result that keeps them.
     #[inline]
     pub(crate) fn ins_owned(&self) -> DimBits {
-        DimBits::from_slice(&self.ins)
+        copy_dims(&self.ins)
     }
 
     /// A copy of the out-dims, for a result that keeps them.
     #[inline]
     pub(crate) fn outs_owned(&self) -> DimBits {
-        DimBits::from_slice(&self.outs)
+        copy_dims(&self.outs)
     }
 
     #[inline]
@@ -605,7 +605,7 @@ impl Repack {
 /// right after writing it waits on the store buffer for longer than most
 /// operations take. One move remains, out to the caller: rustc does not
 /// build `result` in the return slot. (`compose` measured faster assembling
-/// its parts directly in the returned value, see [`map_cols`].)
+/// its parts directly in the returned value, see [`zeroed_cols`].)
 #[inline(always)]
 pub(crate) fn in_place(fill: impl FnOnce(&mut LinearLayout) -> Result<()>) -> Result<LinearLayout> {
     let mut result = Ok(LinearLayout::empty());
@@ -615,6 +615,18 @@ pub(crate) fn in_place(fill: impl FnOnce(&mut LinearLayout) -> Result<()>) -> Re
         result = Err(e);
     }
     result
+}
+
+/// A copy of a dim list. Inline lists are copied entry by entry into a
+/// fixed array, padded with unused entries: `SmallVec::from_slice` copies a
+/// slice of variable length, which the compiler does by calling `memcpy`.
+#[inline(always)]
+fn copy_dims(dims: &DimBits) -> DimBits {
+    if dims.len() > DIMS_INLINE {
+        return DimBits::from_slice(dims);
+    }
+    let at = |k: usize| dims.get(k).copied().unwrap_or((Dim::REGISTER, 0));
+    DimBits::from_buf_and_len([at(0), at(1), at(2), at(3)], dims.len())
 }
 
 /// Collects a short list into a `SmallVec` through a stack array when it
@@ -644,29 +656,17 @@ where
 
 /// `n` zero columns, inline when they fit, to be filled in where they
 /// stay: copying a freshly written column array waits on the stores that
-/// wrote it.
+/// wrote it. Moving the filled `SmallVec` into a layout still copies it
+/// with a call to `memcpy` (it is 136 bytes, past what the compiler copies
+/// with a few moves): the hot paths (`compose`, `invert_and_compose`,
+/// `product`, `from_bases`) fill a plain `[u64; 16]` instead and build the
+/// layout from it in one expression.
 #[inline]
 pub(crate) fn zeroed_cols(n: usize) -> Cols {
     if n <= COLS_INLINE {
         Cols::from_buf_and_len([0; COLS_INLINE], n)
     } else {
         Cols::from_vec(vec![0; n])
-    }
-}
-
-/// `f` of every column of `cols`: written in place when they fit inline
-/// (see [`zeroed_cols`]), else collected into one exact allocation, which
-/// takes fewer instructions than zeroing it first.
-#[inline]
-pub(crate) fn map_cols(cols: &[u64], f: impl Fn(u64) -> u64) -> Cols {
-    if cols.len() <= COLS_INLINE {
-        let mut out = zeroed_cols(cols.len());
-        for (slot, &c) in out.iter_mut().zip(cols) {
-            *slot = f(c);
-        }
-        out
-    } else {
-        Cols::from_vec(cols.iter().map(|&c| f(c)).collect())
     }
 }
 

@@ -29,7 +29,7 @@ impl LinearLayout {
     /// reaches an element the lower bits could not. Zero bases are always
     /// free. These are exactly the non-pivot columns of Triton's RREF.
     pub fn free_variable_masks(&self) -> Vec<(Dim, u64)> {
-        let mut span = SpanBasis::new();
+        let mut span = SpanBasis::<64>::new();
         let mut out = Vec::with_capacity(self.num_in_dims());
         for k in 0..self.num_in_dims() {
             let mut mask = 0u64;
