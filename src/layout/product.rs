@@ -53,6 +53,14 @@ impl LinearLayout {
             plan.fill(self, outer, |c| cols.push(c));
             return Ok(plan.finish(Cols::from_vec(cols), rank));
         }
+        self.product_general(outer)
+    }
+
+    /// The general product, kept out of line: inlined, it shares one stack
+    /// frame and one register allocation with the common path above, which
+    /// then spills and reloads what it keeps in registers on its own.
+    #[inline(never)]
+    fn product_general(&self, outer: &LinearLayout) -> Result<LinearLayout> {
         super::in_place(|out| self.product_into(outer, out))
     }
 

@@ -14,8 +14,10 @@ built here, and that every result of ours equals Triton's answer.
 
 Triton is timed with timeit (best of several repeats). The cost of a trivial
 binding call (reading the `num_in_dims` property) is measured the same way and
-subtracted. Our numbers are criterion's median estimates, the best of
-`--rounds` runs (default 3), as Triton's are the best of its repeats.
+subtracted. Our numbers are criterion's median estimates. The comparison runs
+in `--rounds` rounds (default 3), each timing Triton and then running
+criterion, and each side keeps its best round per cell, so both are sampled
+over the same stretch of time.
 
 Conversions: benches/finder.rs dumps its attribute texts, shapes and our
 layouts (FINDER_BENCH_DUMP=1). Each text is parsed by Triton's MLIR parser (as
@@ -324,8 +326,8 @@ def main():
     ap.add_argument("--no-cargo-bench", action="store_true",
                     help="do not run criterion; read the estimates already in target/criterion")
     ap.add_argument("--rounds", type=int, default=3,
-                    help="criterion runs of the algebra bench; each cell takes the best median "
-                         "(default 3)")
+                    help="rounds of the algebra comparison, each timing Triton and running "
+                         "criterion once; each side takes its best round per cell (default 3)")
     ap.add_argument("--budget", type=float, default=0.25,
                     help="seconds per timeit repeat for Triton (default 0.25)")
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)),
@@ -380,22 +382,44 @@ def algebra_report(args):
         return 1
     print(f"inputs identical on both sides, all results equal to Triton's ({len(sizes)} sizes)")
 
-    # 2. Triton timings.
-    triton_us = {}
-    overhead = {}
+    # 2 and 3, interleaved: each round times Triton on every cell (the best
+    # of its timeit repeats) and then runs criterion once (each cell's
+    # median); each side keeps its best round per cell. Both sides are thus
+    # sampled over the same stretch of time: this VM's neighbours move whole
+    # runs by up to a third now and then (notes/performance.md), and timing
+    # one side in a single window and the other across several would favour
+    # the second. Every round's figures are printed with each cell.
+    triton_rounds = []
+    overhead_rounds = []
     notes = {}
-    for n in sizes:
-        a, cases = triton_cases(LL, inputs[n])
-        overhead[n] = best_time(lambda: a.num_in_dims, args.budget) * 1e6
-        for op in OPS:
-            fn, why = cases[op]
-            if why is not None:
-                if op != "reshape_outs":
-                    why = f"{why}: {probe_unsupported(n, op)}"
-                notes[(op, n)] = why
-                continue
-            triton_us[(op, n)] = best_time(fn, args.budget) * 1e6
-        print(f"timed Triton on {n} bits", file=sys.stderr, flush=True)
+    rounds = []
+    for r in range(args.rounds):
+        timed, overhead_r = {}, {}
+        for n in sizes:
+            a, cases = triton_cases(LL, inputs[n])
+            overhead_r[n] = best_time(lambda: a.num_in_dims, args.budget) * 1e6
+            for op in OPS:
+                fn, why = cases[op]
+                if why is not None:
+                    if op != "reshape_outs" and (op, n) not in notes:
+                        why = f"{why}: {probe_unsupported(n, op)}"
+                    notes.setdefault((op, n), why)
+                    continue
+                timed[(op, n)] = best_time(fn, args.budget) * 1e6
+        triton_rounds.append(timed)
+        overhead_rounds.append(overhead_r)
+        print(f"round {r + 1}/{args.rounds}: timed Triton", file=sys.stderr, flush=True)
+        if args.no_cargo_bench:
+            if not rounds:
+                rounds.append(read_estimates())
+        else:
+            start = time.time()
+            run_criterion([])
+            rounds.append(read_estimates(start - 1))
+            print(f"round {r + 1}/{args.rounds}: ran criterion", file=sys.stderr, flush=True)
+    triton_us = {key: min(t[key] for t in triton_rounds) for key in triton_rounds[0]}
+    overhead = {n: min(o[n] for o in overhead_rounds) for n in sizes}
+    est = {key: min(r[key] for r in rounds if key in r) for key in set().union(*rounds)}
 
     # What returning a layout adds to a binding call: a product of two empty
     # layouts does next to no C++ work but builds and drops a Python result.
@@ -404,23 +428,11 @@ def algebra_report(args):
     empty = LL.identity_1d(0, "register", "dim0")
     returning_ns = best_time(lambda: empty * empty, args.budget) * 1e9
 
-    # 3. Ours: the best of `--rounds` criterion runs, each cell's median, as
-    # Triton's side is the best of its timeit repeats. This VM's neighbours
-    # move a whole run by up to a third now and then (notes/performance.md);
-    # every run's median is printed with each cell.
-    if args.no_cargo_bench:
-        rounds = [read_estimates()]
-    else:
-        rounds = []
-        for _ in range(args.rounds):
-            start = time.time()
-            run_criterion([])
-            rounds.append(read_estimates(start - 1))
-    est = {key: min(r[key] for r in rounds if key in r) for key in set().union(*rounds)}
-
     # 4. Table.
     ov = sorted(overhead.values())
-    print(f"\nTriton binding overhead (timeit of `layout.num_in_dims`, best of 5): "
+    print(f"\nTriton: timeit, best of 5 repeats in each of {len(triton_rounds)} round(s), the "
+          f"best round per cell (every round's time in the last column).")
+    print(f"Triton binding overhead (timeit of `layout.num_in_dims`, best of 5, best round): "
           f"{min(ov) * 1000:.0f}-{max(ov) * 1000:.0f} ns; it is SUBTRACTED in the "
           f"'Triton - overhead' column and the ratio.")
     print(f"A call that returns a layout costs more: `empty * empty` on two empty layouts takes "
@@ -428,7 +440,7 @@ def algebra_report(args):
     print(f"Ours: criterion median, the best of {len(rounds)} run(s) (all runs' medians in "
           f"the last column); ratio = (Triton - overhead) / ours.\n")
     header = ["operation", "bits", "Triton µs (raw)", "Triton µs (- overhead)", "ours ns", "ratio",
-              "ours ns, each run"]
+              "ours ns, each run", "Triton µs, each round"]
     rows = []
     slow = []
     missing = []
@@ -440,9 +452,10 @@ def algebra_report(args):
             ours_cell = f"{o:.1f}" if o is not None else (
                 "n/a (error)" if isinstance(ours_err, dict) and "error" in ours_err else "—")
             runs = " / ".join(f"{r[(op, n)]:.1f}" for r in rounds if (op, n) in r)
+            theirs = " / ".join(f"{r[(op, n)]:.3f}" for r in triton_rounds if (op, n) in r)
             if t is None:
                 rows.append([op, str(n), f"n/a: {notes.get((op, n), '?')}", "", ours_cell, "",
-                             runs])
+                             runs, ""])
                 continue
             net = t - overhead[n]
             ratio = ""
@@ -453,7 +466,7 @@ def algebra_report(args):
                 ratio = f"{r:,.0f}x"
                 if r < 100:
                     slow.append(f"{op}/{n} ({r:.0f}x)")
-            rows.append([op, str(n), f"{t:.3f}", f"{net:.3f}", ours_cell, ratio, runs])
+            rows.append([op, str(n), f"{t:.3f}", f"{net:.3f}", ours_cell, ratio, runs, theirs])
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
     print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
