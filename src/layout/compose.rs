@@ -14,43 +14,54 @@ impl LinearLayout {
     /// `self`'s out-dims must be `outer`'s in-dims (as sets), each no larger.
     /// The result has `self`'s in-dims and `outer`'s out-dims and sizes.
     pub fn compose(&self, outer: &LinearLayout) -> Result<LinearLayout> {
-        const OP: &str = "compose";
         // Output bit `b` of `self` selects `map[b]`, the column of the outer
         // input bit it feeds. When `self`'s out-dims are `outer`'s in-dims,
         // in order and with the same sizes (the usual case), that is
-        // `outer`'s own columns, and every check below holds; else they are
-        // gathered, dim by dim, into a plain array (at most 64 output bits).
-        let mut gathered: [u64; 64];
-        let map: &[u64] = if self.outs_raw() == outer.ins_raw() {
-            outer.cols_raw()
-        } else {
-            same_dim_set(
-                OP,
-                "the first layout's out-dims and the second layout's in-dims",
-                self.out_dim_names(),
-                outer.in_dim_names(),
-            )?;
-            // Zeroed where it stays: a filled array moved here would be
-            // copied.
-            gathered = [0; 64];
-            let mut mapped = 0;
-            for &(d, bits) in self.outs_raw() {
-                let k = outer.require_in(d, OP)?;
-                let outer_bits = outer.ins_raw()[k].1;
-                if bits > outer_bits {
-                    return Err(LayoutError::ComposeSize {
-                        op: OP,
-                        dim: d,
-                        inner: 1u64 << bits,
-                        outer: 1u64 << outer_bits,
-                    });
-                }
-                let next = mapped + bits as usize;
-                gathered[mapped..next].copy_from_slice(&outer.in_cols(k)[..bits as usize]);
-                mapped = next;
+        // `outer`'s own columns, and every check holds; else they are
+        // gathered, out of line (its checks and 512-byte array would
+        // otherwise be set up on every call).
+        if self.outs_raw() == outer.ins_raw() {
+            return self.compose_through(outer, outer.cols_raw());
+        }
+        self.compose_gathered(outer)
+    }
+
+    /// [`compose`](Self::compose) when the out-dims and outer's in-dims
+    /// differ in order or size: `outer`'s columns are gathered, dim by dim,
+    /// into a plain array (at most 64 output bits).
+    #[inline(never)]
+    fn compose_gathered(&self, outer: &LinearLayout) -> Result<LinearLayout> {
+        const OP: &str = "compose";
+        same_dim_set(
+            OP,
+            "the first layout's out-dims and the second layout's in-dims",
+            self.out_dim_names(),
+            outer.in_dim_names(),
+        )?;
+        let mut gathered = [0; 64];
+        let mut mapped = 0;
+        for &(d, bits) in self.outs_raw() {
+            let k = outer.require_in(d, OP)?;
+            let outer_bits = outer.ins_raw()[k].1;
+            if bits > outer_bits {
+                return Err(LayoutError::ComposeSize {
+                    op: OP,
+                    dim: d,
+                    inner: 1u64 << bits,
+                    outer: 1u64 << outer_bits,
+                });
             }
-            &gathered[..mapped]
-        };
+            let next = mapped + bits as usize;
+            gathered[mapped..next].copy_from_slice(&outer.in_cols(k)[..bits as usize]);
+            mapped = next;
+        }
+        self.compose_through(outer, &gathered[..mapped])
+    }
+
+    /// `outer ∘ self` with `map[b]` the column of `outer` that output bit
+    /// `b` of `self` feeds.
+    #[inline(always)]
+    fn compose_through(&self, outer: &LinearLayout, map: &[u64]) -> Result<LinearLayout> {
         // Columns of a layout select few bits: visiting them beats masking all.
         let image = |c| bits::xor_set_bits(map, c);
         // An injective `outer` (hence its restriction to the bits `self`

@@ -159,24 +159,17 @@ impl LinearLayout {
             None => self.apply_packed(input)?,
         };
         let outs = self.outs_raw();
-        let mut rest = packed;
-        let mut component = |&(d, b): &(Dim, u8)| {
-            // A single dim has at most 63 bits, so the shifts cannot overflow.
-            let c = (d, rest & ((1u64 << b) - 1));
-            rest >>= b;
-            c
-        };
         // A fixed array handed over whole, like `collect_small` does; written
         // out here because through `collect_small` this measured about 10%
         // slower at 8 bits (notes/performance.md).
         if outs.len() <= 4 {
             let mut buf = [(Dim::REGISTER, 0); 4];
-            for (slot, o) in buf.iter_mut().zip(outs.iter()) {
-                *slot = component(o);
+            for (slot, c) in buf.iter_mut().zip(components(outs, packed)) {
+                *slot = c;
             }
             return Ok(SmallVec::from_buf_and_len(buf, outs.len()));
         }
-        Ok(outs.iter().map(component).collect())
+        Ok(unpack_many(outs, packed))
     }
 
     /// The common case of [`apply`](Self::apply), in one pass: the input
@@ -207,6 +200,10 @@ impl LinearLayout {
     /// [`apply`](Self::apply) with the output packed (the first out-dim
     /// lowest). One pass over the input: find each dim's columns, check
     /// duplicates and range, XOR in the selected columns.
+    ///
+    /// Kept out of line: inlined into `apply`, its stack frame and saved
+    /// registers would be set up on the common path too.
+    #[inline(never)]
     fn apply_packed(&self, input: &[(Dim, u64)]) -> Result<u64> {
         const OP: &str = "apply";
         let mismatch = || LayoutError::DimSetMismatch {
@@ -251,4 +248,22 @@ impl LinearLayout {
     pub fn apply_flat(&self, input: u64) -> u64 {
         bits::xor_selected(self.cols_raw(), input)
     }
+}
+
+/// Each out-dim with its component of `packed` (the first out-dim lowest).
+#[inline(always)]
+fn components(outs: &[(Dim, u8)], packed: u64) -> impl Iterator<Item = (Dim, u64)> + '_ {
+    outs.iter().scan(packed, |rest, &(d, b)| {
+        // A single dim has at most 63 bits, so the shifts cannot overflow.
+        let c = (d, *rest & ((1u64 << b) - 1));
+        *rest >>= b;
+        Some(c)
+    })
+}
+
+/// [`components`] on more than four out-dims, out of line: the
+/// collection's setup would otherwise be part of every `apply`.
+#[inline(never)]
+fn unpack_many(outs: &[(Dim, u8)], packed: u64) -> SmallVec<[(Dim, u64); 4]> {
+    components(outs, packed).collect()
 }
