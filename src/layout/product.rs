@@ -35,23 +35,18 @@ impl LinearLayout {
             let (n, rank) = (plan.total_in, self.rank() + outer.rank());
             // Columns in a stack array handed over whole when they fit
             // inline (filling them in place measured no faster here), else
-            // pushed into one exact allocation rather than zeroed first.
-            // Not through `cols_from_fn`, which zeroes and returns a
-            // `Result`: 852 → 962 instructions at 8 bits and about 10%
-            // slower (notes/performance.md).
+            // copied once into an exact allocation. Not through `cols_from_fn`, which
+            // zeroes and returns a `Result`: 852 → 962 instructions at 8
+            // bits and about 10% slower (notes/performance.md).
             if n <= COLS_INLINE {
                 let mut cols = [0u64; COLS_INLINE];
-                let mut next = 0;
-                plan.fill(self, outer, |c| {
-                    // `next < n`: the wrap only spares a bounds check.
-                    cols[next % COLS_INLINE] = c;
-                    next += 1;
-                });
+                // `slot < n`: the wrap only spares a bounds check.
+                plan.fill(self, outer, |slot, c| cols[slot % COLS_INLINE] = c);
                 return Ok(plan.finish(Cols::from_buf_and_len(cols, n), rank));
             }
-            let mut cols = Vec::with_capacity(n);
-            plan.fill(self, outer, |c| cols.push(c));
-            return Ok(plan.finish(Cols::from_vec(cols), rank));
+            let mut cols = [0u64; MAX_BITS as usize];
+            plan.fill(self, outer, |slot, c| cols[slot % MAX_BITS as usize] = c);
+            return Ok(plan.finish(Cols::from_slice(&cols[..n]), rank));
         }
         self.product_general(outer)
     }
@@ -167,6 +162,9 @@ struct SameDims {
     outs: [(Dim, u8); SAME_DIMS_MAX],
     /// Per out-dim: the inner field's mask and rotation, the outer's.
     moves: [(u64, u32, u64, u32); SAME_DIMS_MAX],
+    /// The product's columns that come from the inner factor, one bit per
+    /// column; the others come from the outer one.
+    inner_slots: u64,
     n_ins: usize,
     n_outs: usize,
     total_in: usize,
@@ -178,6 +176,7 @@ impl Default for SameDims {
             ins: [(Dim::REGISTER, 0); SAME_DIMS_MAX],
             outs: [(Dim::REGISTER, 0); SAME_DIMS_MAX],
             moves: [(0, 0, 0, 0); SAME_DIMS_MAX],
+            inner_slots: 0,
             n_ins: 0,
             n_outs: 0,
             total_in: 0,
@@ -207,13 +206,18 @@ impl SameDims {
         let plan = self;
         (plan.n_ins, plan.n_outs) = (n_ins, n_outs);
         plan.total_in = inner.cols.len() + outer.cols.len();
+        // In-dim k's columns: the inner factor's `a`, then the outer one's.
+        let (mut inner_slots, mut start) = (0u64, 0u32);
         for k in 0..n_ins {
             let ((d, a), (e, b)) = (inner_ins[k], outer_ins[k]);
             if d != e || (a + b) as u32 > MAX_DIM_BITS {
                 return false;
             }
             plan.ins[k] = (d, a + b);
+            inner_slots |= bits::shl(bits::low_mask(a as u32), start);
+            start += (a + b) as u32;
         }
+        plan.inner_slots = inner_slots;
         // Out-dim k: the inner field moves from `shift_i` to `dest`, the
         // outer one from `shift_o` to `dest + width_i`.
         let (mut shift_i, mut shift_o, mut dest) = (0u32, 0u32, 0u32);
@@ -235,10 +239,10 @@ impl SameDims {
         dest <= MAX_BITS && plan.total_in <= MAX_BITS as usize
     }
 
-    /// Emits the product's columns in order: per in-dim, the inner
-    /// factor's, then the outer one's, each repacked.
+    /// Emits the product's columns, each with its slot: per in-dim, the
+    /// inner factor's, then the outer one's, each repacked.
     #[inline(always)]
-    fn fill(&self, inner: &LinearLayout, outer: &LinearLayout, emit: impl FnMut(u64)) {
+    fn fill(&self, inner: &LinearLayout, outer: &LinearLayout, emit: impl FnMut(usize, u64)) {
         // The fold over out-dims unrolled for the usual counts.
         match self.n_outs {
             1 => self.fill_n::<1>(inner, outer, emit),
@@ -250,38 +254,37 @@ impl SameDims {
 
     /// [`fill`](Self::fill) over the first `N` out-dims' moves (the
     /// others, past `n_outs`, are zero masks and move nothing).
+    ///
+    /// Each factor's columns are visited in one flat pass, the `j`-th
+    /// landing in the `j`-th of its slots (`inner_slots`, or the others):
+    /// walking the in-dims instead costs two short loops per dim, which is
+    /// most of the work when dims have a bit or two.
     #[inline(always)]
     fn fill_n<const N: usize>(
         &self,
         inner: &LinearLayout,
         outer: &LinearLayout,
-        mut emit: impl FnMut(u64),
+        mut emit: impl FnMut(usize, u64),
     ) {
         let Some(moves) = self.moves.first_chunk::<N>() else {
             return;
         };
-        // Each factor's dims and columns as plain slices, once: a `SmallVec`
-        // checks where its elements live on every access.
-        let (inner_ins, outer_ins) = (inner.ins.as_slice(), outer.ins.as_slice());
-        let (inner_cols, outer_cols) = (inner.cols.as_slice(), outer.cols.as_slice());
-        let (mut first_i, mut first_o) = (0, 0);
-        for (&(_, bi), &(_, bo)) in inner_ins.iter().zip(outer_ins) {
-            let (bi, bo) = (bi as usize, bo as usize);
-            for &c in &inner_cols[first_i..first_i + bi] {
-                emit(
-                    moves
-                        .iter()
-                        .fold(0, |acc, m| acc | (c & m.0).rotate_left(m.1)),
-                );
-            }
-            for &c in &outer_cols[first_o..first_o + bo] {
-                emit(
-                    moves
-                        .iter()
-                        .fold(0, |acc, m| acc | (c & m.2).rotate_left(m.3)),
-                );
-            }
-            (first_i, first_o) = (first_i + bi, first_o + bo);
+        let outer_slots = bits::low_mask(self.total_in as u32) & !self.inner_slots;
+        let mut slots = self.inner_slots;
+        for &c in inner.cols.as_slice() {
+            let packed = moves
+                .iter()
+                .fold(0, |acc, m| acc | (c & m.0).rotate_left(m.1));
+            emit(slots.trailing_zeros() as usize, packed);
+            slots &= slots.wrapping_sub(1);
+        }
+        let mut slots = outer_slots;
+        for &c in outer.cols.as_slice() {
+            let packed = moves
+                .iter()
+                .fold(0, |acc, m| acc | (c & m.2).rotate_left(m.3));
+            emit(slots.trailing_zeros() as usize, packed);
+            slots &= slots.wrapping_sub(1);
         }
     }
 
