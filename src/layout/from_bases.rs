@@ -278,7 +278,7 @@ fn pack_fixed<const N: usize, const C: usize>(
     for k in 1..N {
         shift[k] = shift[k - 1] + outs[k - 1].1 as u32;
     }
-    let (mut next, mut tops, mut any) = (0, bits::Tops::default(), [0u64; N]);
+    let (mut slots, mut tops, mut any) = (cols.iter_mut(), bits::Tops::default(), [0u64; N]);
     for (_, vectors) in bases {
         for basis in vectors {
             let c = <&[u64; N]>::try_from(basis.as_slice()).ok()?;
@@ -290,10 +290,8 @@ fn pack_fixed<const N: usize, const C: usize>(
                 // Past bit 63 only zero components remain.
                 packed |= c[k].wrapping_shl(shift[k]);
             }
-            // At most `C` bases: the modulo never wraps, and it spares a
-            // bounds check.
-            cols[next % C] = packed;
-            next += 1;
+            // At most `C` bases: there is always a slot.
+            *slots.next()? = packed;
             tops.add(packed);
         }
     }
