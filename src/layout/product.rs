@@ -270,24 +270,35 @@ impl SameDims {
             return;
         };
         let outer_slots = bits::low_mask(self.total_in as u32) & !self.inner_slots;
-        let mut slots = self.inner_slots;
-        for &c in inner.cols.as_slice() {
-            let packed = moves
+        let (inner_cols, outer_cols) = (inner.cols.as_slice(), outer.cols.as_slice());
+        place(inner_cols, self.inner_slots, &mut emit, |c| {
+            moves
                 .iter()
-                .fold(0, |acc, m| acc | (c & m.0).rotate_left(m.1));
-            emit(slots.trailing_zeros() as usize, packed);
-            slots &= slots.wrapping_sub(1);
-        }
-        let mut slots = outer_slots;
-        for &c in outer.cols.as_slice() {
-            let packed = moves
+                .fold(0, |acc, m| acc | (c & m.0).rotate_left(m.1))
+        });
+        place(outer_cols, outer_slots, &mut emit, |c| {
+            moves
                 .iter()
-                .fold(0, |acc, m| acc | (c & m.2).rotate_left(m.3));
-            emit(slots.trailing_zeros() as usize, packed);
-            slots &= slots.wrapping_sub(1);
-        }
+                .fold(0, |acc, m| acc | (c & m.2).rotate_left(m.3))
+        });
     }
+}
 
+/// Emits `repack` of the `j`-th of `cols` at the `j`-th set bit of `slots`.
+#[inline(always)]
+fn place(
+    cols: &[u64],
+    mut slots: u64,
+    emit: &mut impl FnMut(usize, u64),
+    repack: impl Fn(u64) -> u64,
+) {
+    for &c in cols {
+        emit(slots.trailing_zeros() as usize, repack(c));
+        slots &= slots.wrapping_sub(1);
+    }
+}
+
+impl SameDims {
     /// The product, with its columns. The factors land on disjoint output
     /// bits: a direct sum, whose rank is the sum of the ranks.
     #[inline(always)]
