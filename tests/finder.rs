@@ -35,6 +35,7 @@ fn predict_agrees_with_every_recorded_compile() {
                     "triton-",
                     "fp8-triton-",
                     "fp8-inductor-triton-",
+                    "fp8-chain-a-triton-",
                     "dense-triton-",
                     "inductor-small-triton-",
                 ]
@@ -105,6 +106,7 @@ fn predict_agrees_with_every_recorded_compile() {
         let name = file.file_name().unwrap().to_string_lossy();
         let sizes = [
             ("fp8-inductor-", 318),
+            ("fp8-chain-a-", 120),
             ("fp8-", 84),
             ("inductor-small-", 32),
             ("dense-", 300),

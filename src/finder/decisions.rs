@@ -121,15 +121,20 @@ pub fn v3_warps(dot: &DotShape, num_warps: u64) -> [u64; 2] {
     w
 }
 
-/// `warpsPerTile` for v2, per release.
-pub fn v2_warps(dot: &DotShape, num_warps: u64, version: TritonVersion) -> [u64; 2] {
-    if dot.chained {
-        return if dot.m >= dot.n {
-            [num_warps, 1]
-        } else {
-            [1, num_warps]
-        };
+/// `warpsPerTileV2` when the dot's slice holds another `tt.dot` that has no
+/// MMA layout yet (the same in every release): every warp along the longer
+/// side of the result, M on a tie.
+pub fn v2_warps_beside_dot(dot: &DotShape, num_warps: u64) -> [u64; 2] {
+    if dot.m >= dot.n {
+        [num_warps, 1]
+    } else {
+        [1, num_warps]
     }
+}
+
+/// `warpsPerTileV2` for a dot with no other `tt.dot` in its slice, per
+/// release.
+pub fn v2_warps(dot: &DotShape, num_warps: u64, version: TritonVersion) -> [u64; 2] {
     let mut w = [1u64, 1];
     if version <= TritonVersion::V3_2 {
         while w[0] * w[1] < num_warps {
@@ -156,8 +161,14 @@ pub fn v2_warps(dot: &DotShape, num_warps: u64, version: TritonVersion) -> [u64;
     w
 }
 
-/// The MMA a release picks for a dot.
+/// The MMA a release picks for a dot with no other dot in its slice (its
+/// v3 warps still follow `dot.chained`).
 pub fn choose_mma(cfg: &Config, dot: &DotShape) -> Mma {
+    choose_mma_with(cfg, dot, v2_warps(dot, cfg.num_warps, cfg.triton))
+}
+
+/// The MMA for `dot`, with `v2_warps` if it is not v3.
+fn choose_mma_with(cfg: &Config, dot: &DotShape, v2_warps: [u64; 2]) -> Mma {
     if uses_mma_v3(cfg, dot) {
         Mma {
             version: 3,
@@ -167,10 +178,33 @@ pub fn choose_mma(cfg: &Config, dot: &DotShape) -> Mma {
     } else {
         Mma {
             version: 2,
-            warps: v2_warps(dot, cfg.num_warps, cfg.triton),
+            warps: v2_warps,
             instr: vec![16, 8],
         }
     }
+}
+
+/// The MMAs of two chained dots, `first`'s result feeding `second`
+/// (`first.chained` set, `second.chained` not).
+///
+/// `AccelerateMatmul` rewrites dots with MLIR's greedy driver, which visits
+/// ops bottom-up, so `second` goes first. A v2 `second` finds `first` in
+/// its slice still a plain `tt.dot` and puts every warp along its own
+/// longer side. A v2 `first` then finds `second` an MMA `tt.dot` and copies
+/// its warps, unless `second` became a `warp_group_dot` (v3), which that
+/// search does not look for: then `first` takes the plain rule. v3 warps
+/// look only at the forward slice, for any dot-like op (`v3_warps`).
+/// Measured on 3.2.0 (chain-a, fp8, M = 128, N = 16): dot 2 gets `[1, 8]`
+/// for X = 256 at 8 warps and `[16, 1]` for X = 32 at 16 warps, where the
+/// plain rule would spread the warps over both dims.
+pub fn choose_chain_mmas(cfg: &Config, first: &DotShape, second: &DotShape) -> (Mma, Mma) {
+    let second_mma = choose_mma_with(cfg, second, v2_warps_beside_dot(second, cfg.num_warps));
+    let first_v2_warps = if second_mma.version == 2 {
+        second_mma.warps
+    } else {
+        v2_warps(first, cfg.num_warps, cfg.triton)
+    };
+    (choose_mma_with(cfg, first, first_v2_warps), second_mma)
 }
 
 /// The NVMMA swizzle (bytes) a Hopper operand of `rows × cols` (contiguous

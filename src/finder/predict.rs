@@ -2,7 +2,8 @@
 
 use super::config::{Arch, Config, ConfigError, Dtype, Pattern, Variant};
 use super::decisions::{
-    DotShape, Mma, choose_mma, coalesced_load, nvmma_swizzle, staged_order_before_5905,
+    DotShape, Mma, choose_chain_mmas, choose_mma, coalesced_load, nvmma_swizzle,
+    staged_order_before_5905,
 };
 use super::sites::{self, Failure};
 use super::verdict::{Prediction, Trace};
@@ -130,24 +131,43 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
         dtype: cfg.dtype,
         chained: cfg.pattern.is_chain(),
     };
-    let mma1 = choose_mma(cfg, &d1);
+    let x = cfg.x.unwrap_or(0);
+    // The second dot: O[M,X] = P[M,N] · C[N,X] (chain-a, P is operand A) or
+    // O[X,N] = D[X,M] · P[M,N] (chain-b, P is operand B).
+    let d2 = match cfg.pattern {
+        Pattern::ChainA => Some(DotShape {
+            m: cfg.m,
+            n: x,
+            k: cfg.n,
+            dtype: cfg.dtype,
+            chained: false,
+        }),
+        Pattern::ChainB => Some(DotShape {
+            m: x,
+            n: cfg.n,
+            k: cfg.m,
+            dtype: cfg.dtype,
+            chained: false,
+        }),
+        _ => None,
+    };
+    let (mma1, mma2) = match &d2 {
+        Some(d2) => {
+            let (mma1, mma2) = choose_chain_mmas(cfg, &d1, d2);
+            (mma1, Some(mma2))
+        }
+        None => (choose_mma(cfg, &d1), None),
+    };
     trace.note(|| describe("dot 1", &d1, &mma1, release));
     if mma1.version == 3 {
         v3_operands(&d1, true, cfg, trace)?;
     }
     v2_fp8_operands(&d1, &mma1, [true, true], false, cfg, trace)?;
-    let x = cfg.x.unwrap_or(0);
+    let (Some(d2), Some(mma2)) = (d2, mma2) else {
+        return Ok(());
+    };
     match cfg.pattern {
         Pattern::ChainA => {
-            // O[M,X] = P[M,N] · C[N,X]: P is operand A.
-            let d2 = DotShape {
-                m: cfg.m,
-                n: x,
-                k: cfg.n,
-                dtype: cfg.dtype,
-                chained: false,
-            };
-            let mma2 = choose_mma(cfg, &d2);
             trace.note(|| describe("dot 2", &d2, &mma2, release));
             v2_fp8_operands(&d2, &mma2, [false, true], false, cfg, trace)?;
             let in_registers = a_stays_in_registers(&mma1, &mma2, cfg);
@@ -157,20 +177,18 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
             if mma1.version == 3 && !in_registers {
                 store_p(cfg, &mma1, cfg.m, cfg.n, trace)?;
             } else {
-                trace.note(|| "P stays in registers as operand A (convert_layout)".to_string());
-                sites::fp8_accumulator_to_v2::convert_p(cfg.dtype, &mma1, &mma2, cfg.triton)?;
+                trace.note(|| "P reaches operand A through a convert_layout".to_string());
+                let p = sites::fp8_accumulator_to_v2::PConversion {
+                    dtype: cfg.dtype,
+                    producer: &mma1,
+                    consumer: &mma2,
+                    rows: cfg.m,
+                    cols: cfg.n,
+                };
+                sites::fp8_accumulator_to_v2::convert_p(&p, cfg.triton, trace)?;
             }
         }
         Pattern::ChainB => {
-            // O[X,N] = D[X,M] · P[M,N]: P is operand B.
-            let d2 = DotShape {
-                m: x,
-                n: cfg.n,
-                k: cfg.m,
-                dtype: cfg.dtype,
-                chained: false,
-            };
-            let mma2 = choose_mma(cfg, &d2);
             trace.note(|| describe("dot 2", &d2, &mma2, release));
             v2_fp8_operands(&d2, &mma2, [true, false], false, cfg, trace)?;
             if mma2.version == 3 {

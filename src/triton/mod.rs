@@ -6,9 +6,12 @@
 //! - [`parse`] / [`print`](mod@print): TTGIR text, with both dialect spellings
 //!   (`#triton_gpu.` up to 3.2, `#ttg.` after) and `#alias` definitions.
 //! - [`convert`]: `to_linear_layout(attr, shape, version)`.
+//! - [`layout_cvt`]: whether a `convert_layout` between two layouts only
+//!   reorders registers.
 
 pub mod attr;
 pub mod convert;
+pub mod layout_cvt;
 pub mod parse;
 pub mod print;
 pub mod request;

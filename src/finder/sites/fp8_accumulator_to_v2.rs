@@ -1,36 +1,105 @@
-//! Triton 3.2's register conversion of an fp8 P (a first dot's result,
-//! cast to fp8) from a wgmma accumulator (MMA v3) to an MMA v2 dot operand,
+//! Triton 3.2's register conversion of P (a first dot's result, cast to
+//! fp8) from a wgmma accumulator (MMA v3) to operand A of an MMA v2 dot,
 //! when the second dot falls back to MMA v2 because its K is below the
-//! 8-bit wgmma's 32. No pattern lowers that `convert_layout`: translation
-//! to LLVM IR fails on the `unrealized_conversion_cast` left behind, and
-//! the process then crashes. Measured on 3.2.0 at every `num_warps` (4 to
-//! 32); 3.1 fails earlier, on the first dot's shared operands, and 3.3
-//! rejects K < 32 in the front end.
+//! 8-bit wgmma's 32. The v2 dot promotes P to fp16 on the accumulator's
+//! layout, so what is converted is a 16-bit v3 accumulator.
+//!
+//! Whether the conversion goes through shared memory is decided by
+//! `reduce_data_duplication` and then `decompose_unsupported_conversions`:
+//! they send it there unless `isMmaToDotShortcut` holds. In 3.2 that
+//! includes `matchMmaV3AndDotOperandLayout`: a v3 source with one warp
+//! along N, operand A, 8- or 16-bit elements, and a dot operand whose
+//! *parent* MMA differs from the source by at most a register permutation
+//! (`!cvtNeedsSharedMemory(parent, source)`, see
+//! [`layout_cvt`](crate::triton::layout_cvt)). The check never asks for the
+//! parent to be v3. When it holds for a v2 parent, `lowerMmaToDotOperand`
+//! hands the accumulator's values over as the operand (its 16-bit branch);
+//! translation to LLVM IR then fails on the `unrealized_conversion_cast`
+//! left behind, and the process crashes. When the warps of the two MMAs
+//! split the rows differently, P goes through shared memory and compiles.
+//!
+//! 3.1 fails earlier, on the first dot's shared operands, and 3.3 rejects
+//! K < 32 in the front end. Measured on 3.2.0: chain-a fp8 with N = 16,
+//! M from 64 to 256, X from 16 to 256 and 4 to 32 warps crashes exactly
+//! when dot 2's warps are all along M.
 
-use super::{Ending, Failure};
+use super::{Ending, Failure, converted};
 use crate::finder::config::Dtype;
 use crate::finder::decisions::Mma;
+use crate::finder::verdict::Trace;
 use crate::triton::TritonVersion;
+use crate::triton::attr::Attr;
+use crate::triton::layout_cvt::reorders_registers;
 
-/// P of `dtype` moving in registers from `producer`'s accumulator to an
-/// operand of `consumer`.
+/// P, `rows × cols` of `dtype`, moving in registers from `producer`'s
+/// accumulator to operand A of `consumer`.
+pub struct PConversion<'a> {
+    /// P's element type before the v2 dot promotes it.
+    pub dtype: Dtype,
+    /// The first dot's MMA.
+    pub producer: &'a Mma,
+    /// The second dot's MMA.
+    pub consumer: &'a Mma,
+    /// P's rows (M).
+    pub rows: u64,
+    /// P's columns (the second dot's K).
+    pub cols: u64,
+}
+
+/// Runs 3.2's shortcut test on P's conversion; the shortcut is the crash.
 pub fn convert_p(
-    dtype: Dtype,
-    producer: &Mma,
-    consumer: &Mma,
+    p: &PConversion<'_>,
     release: TritonVersion,
+    trace: &mut Trace,
 ) -> Result<(), Failure> {
-    if release > TritonVersion::V3_2
-        || dtype != Dtype::Fp8e4nv
-        || producer.version != 3
-        || consumer.version != 2
+    if release != TritonVersion::V3_2
+        || p.dtype != Dtype::Fp8e4nv
+        || p.producer.version != 3
+        || p.consumer.version != 2
     {
         return Ok(());
     }
+    if p.producer.warps[1] != 1 {
+        trace.note(|| "P goes to the v2 operand through shared memory (the v3 accumulator has warps along N)".to_string());
+        return Ok(());
+    }
+    let shape = [p.rows, p.cols];
+    let mma_layout = |mma: &Mma, what: &'static str, trace: &mut Trace| {
+        converted(
+            &Attr::NvidiaMma(mma.attr()),
+            &shape,
+            release,
+            None,
+            trace,
+            || format!("{what} on P [{}x{}]", p.rows, p.cols),
+        )
+    };
+    let (Some(parent), Some(source)) = (
+        mma_layout(p.consumer, "dot 2's MMA v2", trace)?,
+        mma_layout(p.producer, "dot 1's MMA v3", trace)?,
+    ) else {
+        return Ok(());
+    };
+    let shortcut = match reorders_registers(&parent, &source) {
+        Ok(only_registers) => only_registers,
+        Err(e) => {
+            trace.note(|| format!("P's conversion: not decided here ({e})"));
+            return Ok(());
+        }
+    };
+    if !shortcut {
+        trace.note(|| {
+            "P goes to the v2 operand through shared memory (the two MMAs place rows in different threads)".to_string()
+        });
+        return Ok(());
+    }
+    trace.note(|| {
+        "P stays in registers: dot 2's MMA v2 differs from dot 1's v3 accumulator only in register order, so 3.2 takes the v3 shortcut".to_string()
+    });
     Err(Failure::new(
         Ending::Crash,
         release,
-        "translation to LLVM IR of P's convert_layout from the MMA v3 accumulator to an MMA v2 dot operand (fp8)",
+        "translation to LLVM IR of P's convert_layout from the MMA v3 accumulator to an MMA v2 dot operand (fp8 promoted to fp16)",
         "error: LLVM Translation failed for operation: builtin.unrealized_conversion_cast; then a segmentation fault",
     ))
 }
