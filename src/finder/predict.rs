@@ -178,8 +178,14 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
                 store_p(cfg, &mma1, cfg.m, cfg.n, trace)?;
             } else {
                 trace.note(|| "P reaches operand A through a convert_layout".to_string());
+                // A v2 dot promotes fp8 operands to fp16 on every arch the
+                // finder knows (`decomposeMixedModeDotOp` spares only cc 89).
+                let bits = match (cfg.dtype, mma2.version) {
+                    (Dtype::Fp8e4nv, 2) => 16,
+                    (dtype, _) => dtype.bits(),
+                };
                 let p = sites::fp8_accumulator_to_v2::PConversion {
-                    dtype: cfg.dtype,
+                    bits,
                     producer: &mma1,
                     consumer: &mma2,
                     rows: cfg.m,

@@ -1,8 +1,8 @@
-//! Triton 3.2's register conversion of P (a first dot's result, cast to
-//! fp8) from a wgmma accumulator (MMA v3) to operand A of an MMA v2 dot,
-//! when the second dot falls back to MMA v2 because its K is below the
-//! 8-bit wgmma's 32. The v2 dot promotes P to fp16 on the accumulator's
-//! layout, so what is converted is a 16-bit v3 accumulator.
+//! Triton 3.2's register conversion of P (a first dot's result) from a
+//! wgmma accumulator (MMA v3) to operand A of an MMA v2 dot. In the pattern
+//! kernels that happens with fp8: the second dot falls back to MMA v2
+//! because its K is below the 8-bit wgmma's 32, and promotes P to fp16 on
+//! the accumulator's layout, so what is converted is a 16-bit accumulator.
 //!
 //! Whether the conversion goes through shared memory is decided by
 //! `reduce_data_duplication` and then `decompose_unsupported_conversions`:
@@ -13,29 +13,31 @@
 //! (`!cvtNeedsSharedMemory(parent, source)`, see
 //! [`layout_cvt`](crate::triton::layout_cvt)). The check never asks for the
 //! parent to be v3. When it holds for a v2 parent, `lowerMmaToDotOperand`
-//! hands the accumulator's values over as the operand (its 16-bit branch);
+//! hands 16-bit accumulator values over as the operand unchanged;
 //! translation to LLVM IR then fails on the `unrealized_conversion_cast`
-//! left behind, and the process crashes. When the warps of the two MMAs
-//! split the rows differently, P goes through shared memory and compiles.
+//! left behind, and the process crashes. (8-bit values take another branch,
+//! which no pattern reaches in 3.2, where fp8 is promoted first; it is not
+//! modelled.) When the warps of the two MMAs split the rows differently, P
+//! goes through shared memory and compiles.
 //!
-//! 3.1 fails earlier, on the first dot's shared operands, and 3.3 rejects
-//! K < 32 in the front end. Measured on 3.2.0: chain-a fp8 with N = 16,
-//! M from 64 to 256, X from 16 to 256 and 4 to 32 warps crashes exactly
-//! when dot 2's warps are all along M.
+//! 3.1 asks for a v3 parent (`isMmaToMmaShortcut`), and 3.3 on for 8-bit
+//! elements with `kWidth = 4`; the pattern kernels meet neither (3.3 also
+//! rejects 8-bit K < 32 in the front end). Measured on 3.2.0: chain-a fp8
+//! with N = 16, M from 64 to 256, X from 16 to 256 and 4 to 32 warps
+//! crashes exactly when dot 2's warps are all along M.
 
 use super::{Ending, Failure, converted};
-use crate::finder::config::Dtype;
 use crate::finder::decisions::Mma;
 use crate::finder::verdict::Trace;
 use crate::triton::TritonVersion;
 use crate::triton::attr::Attr;
 use crate::triton::layout_cvt::reorders_registers;
 
-/// P, `rows × cols` of `dtype`, moving in registers from `producer`'s
-/// accumulator to operand A of `consumer`.
+/// P, `rows × cols` elements of `bits` bits, moving in registers from
+/// `producer`'s accumulator to operand A of `consumer`.
 pub struct PConversion<'a> {
-    /// P's element type before the v2 dot promotes it.
-    pub dtype: Dtype,
+    /// P's element width where it is converted (after any promotion).
+    pub bits: u64,
     /// The first dot's MMA.
     pub producer: &'a Mma,
     /// The second dot's MMA.
@@ -52,11 +54,16 @@ pub fn convert_p(
     release: TritonVersion,
     trace: &mut Trace,
 ) -> Result<(), Failure> {
-    if release != TritonVersion::V3_2
-        || p.dtype != Dtype::Fp8e4nv
-        || p.producer.version != 3
-        || p.consumer.version != 2
-    {
+    if release != TritonVersion::V3_2 || p.producer.version != 3 || p.consumer.version != 2 {
+        return Ok(());
+    }
+    if p.bits != 16 {
+        trace.note(|| {
+            format!(
+                "P ({} bits) goes to the v2 operand without the 16-bit shortcut",
+                p.bits
+            )
+        });
         return Ok(());
     }
     if p.producer.warps[1] != 1 {
@@ -99,7 +106,7 @@ pub fn convert_p(
     Err(Failure::new(
         Ending::Crash,
         release,
-        "translation to LLVM IR of P's convert_layout from the MMA v3 accumulator to an MMA v2 dot operand (fp8 promoted to fp16)",
+        "translation to LLVM IR of P's convert_layout from the MMA v3 accumulator to an MMA v2 dot operand (16-bit)",
         "error: LLVM Translation failed for operation: builtin.unrealized_conversion_cast; then a segmentation fault",
     ))
 }
