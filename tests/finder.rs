@@ -185,6 +185,24 @@ fn check_ttgir_finds_the_failing_op_in_fla_at_8_warps_only() {
 }
 
 #[test]
+fn check_ttgir_finds_the_accumulator_kept_in_registers_for_an_mma_v2_operand() {
+    // 3.2's TTGIR for chain-a 128x16x64, X = 32, fp8, 16 warps (compiling
+    // it crashes), and the same module with the v2 MMA's warps along N
+    // instead (it compiles): only the first takes the register shortcut.
+    let crash = std::fs::read_to_string(data("fp8-chain-a-3.2.0-w16.ttgir")).unwrap();
+    let findings = check(&crash, TritonVersion::V3_2).unwrap();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    let line = crash.lines().nth(findings[0].line - 1).unwrap();
+    assert!(
+        line.contains("convert_layout") && line.contains("dot_op<{opIdx = 0"),
+        "{line}"
+    );
+    assert_eq!(findings[0].verdict, Verdict::Abort);
+    let ok = std::fs::read_to_string(data("fp8-chain-a-3.2.0-w16-v2-warps-along-n.ttgir")).unwrap();
+    assert_eq!(check(&ok, TritonVersion::V3_2).unwrap(), vec![]);
+}
+
+#[test]
 fn shrink_keeps_the_site_and_does_not_grow() {
     let cfg: Config = serde_json::from_str(
         r#"{"pattern": "chain-b", "m": 128, "n": 64, "k": 128, "x": 128, "dtype": "bf16", "num_warps": 16, "num_stages": 3, "arch": "sm90", "triton": "3.2"}"#,

@@ -118,7 +118,9 @@ impl OpLine<'_> {
     fn failure(&self, release: TritonVersion) -> Option<Failure> {
         self.buffer_transfer(release).or_else(|| match self.op {
             "local_alloc" | "local_store" => self.mma_store(release),
-            "convert_layout" => self.mma_conversion(release),
+            "convert_layout" => self
+                .mma_conversion(release)
+                .or_else(|| self.accumulator_to_v2_operand(release)),
             "async_copy_global_to_local" => self.async_copy(release),
             "local_load" => self.rank3_load(release),
             _ => None,
@@ -171,6 +173,31 @@ impl OpLine<'_> {
             &mut Trace::new(false),
         )
         .err()
+    }
+
+    /// A Hopper accumulator converted to operand A of an Ampere (v2) MMA,
+    /// which 3.2 may keep in registers and then fail to lower.
+    fn accumulator_to_v2_operand(&self, release: TritonVersion) -> Option<Failure> {
+        let (shape, ty, src) = self.tensor.as_ref()?;
+        let [rows, cols] = shape[..] else {
+            return None;
+        };
+        let producer = hopper_mma(self.attr(src)?)?;
+        let Attr::DotOperand(operand) = self.attr(&typed(self.line, "-> tensor<")?.2)? else {
+            return None;
+        };
+        let consumer = match (operand.op_idx, *operand.parent) {
+            (0, Attr::NvidiaMma(m)) => Mma::from_ampere_attr(&m)?,
+            _ => return None,
+        };
+        let p = sites::accumulator_to_v2::PConversion {
+            bits: bits_of(ty),
+            producer: &producer,
+            consumer: &consumer,
+            rows,
+            cols,
+        };
+        sites::accumulator_to_v2::convert_p(&p, release, &mut Trace::new(false)).err()
     }
 
     /// The cp.async width. A dump carries no axis analysis, so the pointers

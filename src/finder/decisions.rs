@@ -62,6 +62,21 @@ impl Mma {
         }
     }
 
+    /// The finder's view of a parsed Ampere (v2) MMA attribute: `None`
+    /// unless it has two warp dims, each a power of two no larger than
+    /// [`MAX_ENTRY`], and the `[16, 8]` instruction shape.
+    pub fn from_ampere_attr(m: &NvidiaMma) -> Option<Mma> {
+        let sane = |v: &u64| v.is_power_of_two() && *v <= MAX_ENTRY;
+        match (m.version_major, &m.warps_per_cta[..], &m.instr_shape[..]) {
+            (2, &[w0, w1], &[16, 8]) if sane(&w0) && sane(&w1) => Some(Mma {
+                version: 2,
+                warps: [w0, w1],
+                instr: vec![16, 8],
+            }),
+            _ => None,
+        }
+    }
+
     /// The attribute, with no CGA.
     pub fn attr(&self) -> NvidiaMma {
         NvidiaMma {

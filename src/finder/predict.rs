@@ -184,14 +184,14 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
                     (Dtype::Fp8e4nv, 2) => 16,
                     (dtype, _) => dtype.bits(),
                 };
-                let p = sites::fp8_accumulator_to_v2::PConversion {
+                let p = sites::accumulator_to_v2::PConversion {
                     bits,
                     producer: &mma1,
                     consumer: &mma2,
                     rows: cfg.m,
                     cols: cfg.n,
                 };
-                sites::fp8_accumulator_to_v2::convert_p(&p, cfg.triton, trace)?;
+                sites::accumulator_to_v2::convert_p(&p, cfg.triton, trace)?;
             }
         }
         Pattern::ChainB => {

@@ -3,8 +3,8 @@
 //! through the checked algebra; a violated precondition becomes a
 //! [`Failure`] naming Triton's site and message.
 
+pub mod accumulator_to_v2;
 pub mod cp_async;
-pub mod fp8_accumulator_to_v2;
 pub mod fp8_promotion;
 pub mod hopper_mma_3_1;
 pub mod local_load_rank3;

@@ -106,7 +106,7 @@ pub fn convert_p(
     Err(Failure::new(
         Ending::Crash,
         release,
-        "translation to LLVM IR of P's convert_layout from the MMA v3 accumulator to an MMA v2 dot operand (16-bit)",
+        "translation to LLVM IR of a convert_layout from an MMA v3 accumulator to an MMA v2 dot operand, kept in registers by 3.2's v3 shortcut (16-bit)",
         "error: LLVM Translation failed for operation: builtin.unrealized_conversion_cast; then a segmentation fault",
     ))
 }
