@@ -194,7 +194,7 @@ impl LinearLayout {
             flat |= value.wrapping_shl(start);
             start += bits as u32;
         }
-        Some(bits::xor_selected(self.cols_raw(), flat))
+        Some(bits::xor_selected_within(self.cols_raw(), flat))
     }
 
     /// [`apply`](Self::apply) with the output packed (the first out-dim
@@ -232,7 +232,7 @@ impl LinearLayout {
                     size: 1u64 << range.len(),
                 });
             }
-            packed ^= bits::xor_selected(&self.cols_raw()[range], value);
+            packed ^= bits::xor_selected_within(&self.cols_raw()[range], value);
         }
         // Every input dim is a distinct in-dim: all are given when the
         // counts agree.
