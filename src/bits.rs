@@ -183,13 +183,7 @@ fn rank_in<const N: usize>(columns: &[u64]) -> u32 {
 /// CPU is asked once per call (the answer is cached by `std`).
 #[inline]
 pub(crate) fn xor_selected(columns: &[u64], selector: u64) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    if columns.len() >= WIDE_SELECTION && std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: `xor_masked_avx2` only requires AVX2, detected just above.
-        #[allow(unsafe_code)]
-        return unsafe { xor_masked_avx2(columns, selector) };
-    }
-    xor_set_bits(columns, selector & low_mask(columns.len() as u32))
+    xor_selected_within(columns, selector & low_mask(columns.len() as u32))
 }
 
 /// [`xor_selected`] for a selector with no bit past the last column, as
