@@ -53,8 +53,8 @@ fn site_models_agree_with_every_recorded_one_op_module() {
     files.sort();
     assert_eq!(
         files.len(),
-        4,
-        "one op-level grid per release 3.1–3.4: {files:?}"
+        5,
+        "one op-level grid per release 3.1–3.4 and 3.9: {files:?}"
     );
     let mut failures = Vec::new();
     // (release, site, outcome) → count, so that the grid is seen to exercise
@@ -96,6 +96,27 @@ fn site_models_agree_with_every_recorded_one_op_module() {
         "{} disagreement(s):\n{}",
         failures.len(),
         failures.join("\n")
+    );
+    // The ways a one-op module can fail, each seen at least once: a fatal
+    // error that aborts 3.4 from a file but is caught by 3.9's crash
+    // reproducer, and 3.9's type verifier refusing an NVMMA buffer.
+    for (release, site, outcome) in [
+        ("3.4", "shared_tile", "abort"),
+        ("3.9", "shared_tile", "error"),
+    ] {
+        assert!(
+            seen.contains_key(&(release.into(), site.into(), outcome.into())),
+            "no recorded {release} {site} module with outcome {outcome}"
+        );
+    }
+    let verifier_refusals = std::fs::read_to_string(dir.join("op-level-triton-3.9.0.jsonl"))
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("is too small for the swizzle byte size"))
+        .count();
+    assert!(
+        verifier_refusals > 0,
+        "no 3.9 module refused by the verifier"
     );
     // Every site fails somewhere and passes somewhere, so no model is
     // vacuously right.

@@ -116,7 +116,7 @@ impl OpLine<'_> {
 
     /// What the release's lowering of this op trips on, if anything.
     fn failure(&self, release: TritonVersion) -> Option<Failure> {
-        self.buffer_transfer(release).or_else(|| match self.op {
+        let lowering = || match self.op {
             "local_alloc" | "local_store" => self.mma_store(release),
             "convert_layout" => self
                 .mma_conversion(release)
@@ -124,7 +124,16 @@ impl OpLine<'_> {
             "async_copy_global_to_local" => self.async_copy(release),
             "local_load" => self.rank3_load(release),
             _ => None,
-        })
+        };
+        self.buffer_type(release)
+            .or_else(|| self.buffer_transfer(release))
+            .or_else(lowering)
+    }
+
+    /// The buffer's type as the release verifies it when parsing the file.
+    fn buffer_type(&self, release: TritonVersion) -> Option<Failure> {
+        let (shape, _, enc) = self.buffer.as_ref()?;
+        sites::nvmma_memdesc::verify(&self.attr(enc)?, shape, release).err()
     }
 
     /// Every transfer between registers and a buffer (an op with a tensor

@@ -19,9 +19,10 @@
 //!   per tensor dim, minor first, so the run stops at the end of a row. A copy
 //!   narrower than 4 bytes is a diagnosed error: "cp.async does not support
 //!   transfers smaller than 4 bytes".
-//! - Later releases pick the width with `largestVectorisation`; that lowering
-//!   is modelled from the source, not from a compile (the compile oracles stop
-//!   at 3.4).
+//! - Later releases check the pointers' width alone first (the same
+//!   diagnosed error), then split the transfer with `largestVectorisation`
+//!   capped at that width; a copy of that split narrower than 4 bytes fails
+//!   an assertion in the emitter of each copy.
 
 use super::{Ending, Failure};
 use crate::dim::Dim;
@@ -29,7 +30,7 @@ use crate::finder::verdict::Trace;
 use crate::layout::LinearLayout;
 use crate::triton::TritonVersion;
 use crate::triton::attr::{Cga, SwizzledShared};
-use crate::utils::largest_vectorisation;
+use crate::utils::{action_remove_broadcasted_regs, largest_vectorisation};
 
 /// One `async_copy_global_to_local`.
 #[derive(Clone, Copy, Debug)]
@@ -85,11 +86,13 @@ impl<'a> AsyncCopy<'a> {
     }
 }
 
-fn site(release: TritonVersion) -> String {
-    let line = if release == TritonVersion::V3_1 {
-        ":852"
-    } else {
-        ""
+/// The site, with the line of the assertion where one is known: 3.1's
+/// width assertion, and the newest release's per-copy one (3.9.0's line).
+fn site(release: TritonVersion, assertion: bool) -> String {
+    let line = match release {
+        TritonVersion::V3_1 => ":852",
+        TritonVersion::Newest if assertion => ":1077",
+        _ => "",
     };
     format!(
         "AsyncCopyGlobalToLocalOpConversion (third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/LoadStoreOpToLLVM.cpp{line})"
@@ -101,6 +104,9 @@ pub fn copy(c: &AsyncCopy<'_>, release: TritonVersion, trace: &mut Trace) -> Res
     let vec = match (release, c.shared) {
         (TritonVersion::V3_1, _) => width_3_1(c, trace)?,
         (_, None) => {
+            if release >= TritonVersion::Newest {
+                pointer_width(c, release)?;
+            }
             trace
                 .note(|| "cp.async: the buffer has no linear layout here; not checked".to_string());
             return Ok(c.max_vec);
@@ -131,7 +137,7 @@ fn failure(release: TritonVersion, assertion: bool, message: String) -> Failure 
     } else {
         Ending::Diagnostic
     };
-    Failure::new(ending, release, site(release), message)
+    Failure::new(ending, release, site(release, assertion), message)
 }
 
 /// 3.1: the contiguity, capped by the shared `vec` when it is above 1,
@@ -183,27 +189,63 @@ fn width_from_consecutive_offsets(
     Ok(vec)
 }
 
-/// Later releases: `largestVectorisation` of register → offset, capped by
-/// the contiguity (from the source; no compile oracle past 3.4).
+/// Later releases (modelled on 3.9.0, checked by its op-level grid).
+///
+/// The diagnosed width check looks at the pointers alone: `max_vec`
+/// elements, at most 16 bytes, must make at least 4 bytes. Then the
+/// transfer is lowered through `lowerLdSt`: the pointers' layout without
+/// broadcast registers, composed with the inverse of the buffer's, is split
+/// into vectors by `largestVectorisation` capped at `max_vec` (so with
+/// registers in their own order), and each vector is one `cp.async` that
+/// asserts it moves 4, 8 or 16 bytes.
 fn width_from_largest_vectorisation(
     c: &AsyncCopy<'_>,
     shared: &LinearLayout,
     release: TritonVersion,
     trace: &mut Trace,
 ) -> Result<u64, Failure> {
-    let cvt = c
-        .regs
-        .invert_and_compose(shared)
-        .and_then(|l| l.sublayout(&[Dim::REGISTER], &[Dim::OFFSET]))
+    let allowed = pointer_width(c, release)?;
+    let cvt = action_remove_broadcasted_regs(c.regs)
+        .and_then(|a| a.apply(c.regs))
+        .and_then(|regs| regs.invert_and_compose(shared))
         .map_err(|e| failure(release, true, format!("register → shared conversion: {e}")))?;
-    let (vec, _) = largest_vectorisation(&cvt, c.bits as u32, None)
+    let (vec, _) = largest_vectorisation(&cvt, c.bits as u32, Some(allowed as u32))
         .map_err(|e| failure(release, true, e.to_string()))?;
-    let vec = (vec as u64).min(c.max_vec);
+    let vec = vec as u64;
     trace.layout(
         || format!("register → offset for cp.async: {vec} element(s) per copy"),
         &cvt,
     );
+    let copy_bytes = vec * c.bits / 8;
+    if ![4, 8, 16].contains(&copy_bytes) {
+        return Err(failure(
+            release,
+            true,
+            format!(
+                "Assertion `nBytes == 16 || nBytes == 8 || nBytes == 4' failed (a copy of {vec} × {}-bit \
+                 elements is {copy_bytes} byte(s))",
+                c.bits
+            ),
+        ));
+    }
     Ok(vec)
+}
+
+/// The later releases' first check: the elements the pointers allow per
+/// copy, at most 16 bytes, must make at least 4 bytes.
+fn pointer_width(c: &AsyncCopy<'_>, release: TritonVersion) -> Result<u64, Failure> {
+    let allowed = c.max_vec.min(128 / c.bits.max(1));
+    let bytes = allowed * c.bits / 8;
+    if bytes < 4 {
+        return Err(failure(
+            release,
+            false,
+            format!(
+                "cp.async does not support transfers smaller than 4 bytes; calculated this as {bytes} bytes"
+            ),
+        ));
+    }
+    Ok(allowed)
 }
 
 /// (register, lane, warp, block) → the shared offset, as 3.2–3.4 build it.

@@ -8,6 +8,7 @@ pub mod cp_async;
 pub mod fp8_promotion;
 pub mod hopper_mma_3_1;
 pub mod local_load_rank3;
+pub mod nvmma_memdesc;
 pub mod operand_shared;
 pub mod shared_tile;
 pub mod stmatrix;
@@ -53,10 +54,9 @@ pub fn converted(
 pub enum Ending {
     /// A failed C++ `assert` or `llvm_unreachable`.
     Assertion,
-    /// `llvm::report_fatal_error`: the process aborts. Measured from TTGIR
-    /// files on 3.2.0, 3.3.1 and 3.4.0 (#4727's "Illegal shared layout");
-    /// no kernel pattern reaches one, so a compile from source is assumed to
-    /// end the same way.
+    /// `llvm::report_fatal_error`, which calls `abort()` like a failed
+    /// assertion and ends the same way (see [`Failure::verdict`]); it prints
+    /// `LLVM ERROR: …` instead of the assertion's text.
     FatalError,
     /// A diagnosed error (an MLIR `emitError`, a Python exception).
     Diagnostic,
@@ -125,19 +125,29 @@ impl Failure {
 
     /// How the compile ends.
     ///
-    /// A failed assertion aborts 3.1 and 3.2. From 3.3 the pass manager's
-    /// crash reproducer turns it into `PassManager::run failed` for a
-    /// compile from source; compiled from a TTGIR file, 3.3.1 prints "A
-    /// signal was caught while processing the MLIR module" and then still
-    /// dies on SIGABRT (measured on 44 one-op modules), so from a file every
-    /// failed assertion aborts.
+    /// A failed assertion and `report_fatal_error` both end in `abort()`,
+    /// so they end the same way:
+    ///
+    /// - 3.1 and 3.2 die on SIGABRT.
+    /// - From 3.3 the pass manager's crash reproducer catches the signal
+    ///   ("A signal was caught while processing the MLIR module … marking
+    ///   pass as failed") and the compile raises `PassManager::run failed`.
+    ///   Measured from source on 3.3.1 (assertions, kernel grids) and 3.4.0
+    ///   (a Gluon kernel reaching "Illegal shared layout"), and from a TTGIR
+    ///   file on 3.9.0 (op-level grid).
+    /// - Compiled from a TTGIR file, 3.3.1 and 3.4.0 print that same message
+    ///   and then still die on SIGABRT (44 of 44 one-op stmatrix modules on
+    ///   3.3.1; "Illegal shared layout" modules on 3.3.1 and 3.4.0).
+    ///
+    /// A [`Crash`](Ending::Crash) happens after the pass manager has
+    /// finished, where nothing catches it.
     pub fn verdict(&self, entry: Entry) -> Verdict {
+        let caught = self.release >= TritonVersion::V3_3
+            && !(entry == Entry::IrFile && self.release <= TritonVersion::V3_4);
         match self.ending {
-            Ending::Assertion if self.release <= TritonVersion::V3_2 || entry == Entry::IrFile => {
-                Verdict::Abort
-            }
-            Ending::Assertion | Ending::Diagnostic => Verdict::Error,
-            Ending::FatalError | Ending::Crash => Verdict::Abort,
+            Ending::Diagnostic => Verdict::Error,
+            Ending::Assertion | Ending::FatalError if caught => Verdict::Error,
+            Ending::Assertion | Ending::FatalError | Ending::Crash => Verdict::Abort,
         }
     }
 

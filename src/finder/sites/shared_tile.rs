@@ -4,10 +4,11 @@
 //!
 //! Before PR #4731 the transfer's `reshapeIns` asserted on the size
 //! mismatch; from 3.2 the buffer's conversion to a linear layout stops first,
-//! with `report_fatal_error("Illegal shared layout")`. A fatal error aborts
-//! the process in every release, 3.3 and 3.4 included (measured at op level
-//! with `local_alloc` + `local_load` of 2- to 4-row tensors), and 3.4's
-//! NVMMA builder keeps the same check, behind an assertion on the TMA box.
+//! with `report_fatal_error("Illegal shared layout")`, which ends a compile
+//! as a failed assertion does ([`Failure::verdict`]). 3.4's NVMMA builder
+//! keeps the same check, behind an assertion on the TMA box; the newest
+//! release's box check is a fatal error too, but its type verifier
+//! ([`super::nvmma_memdesc`]) refuses such a buffer first.
 //!
 //! 3.1 has no linear layouts for shared memory; its swizzled-address helper
 //! (`getSwizzledSharedPtrs`) asserts the same idea for every swizzled
@@ -90,9 +91,12 @@ pub fn swizzle_fits_3_1(
 }
 
 /// The conversion stops in `report_fatal_error("Illegal shared layout")`;
-/// 3.4's TMA box check on the way is an assertion.
+/// the TMA box check on the way is an assertion in 3.4 and a fatal error
+/// after.
 fn ending_of(message: &str) -> Ending {
-    if message.starts_with("Illegal shared layout") {
+    if message.starts_with("Illegal shared layout")
+        || message.starts_with("getTMABlockShape failed")
+    {
         Ending::FatalError
     } else {
         Ending::Assertion

@@ -25,6 +25,7 @@ use super::version::TritonVersion;
 use crate::error::{LayoutError, Result};
 use crate::layout::LinearLayout;
 pub use cache::ConversionCache;
+pub(crate) use nvmma_shared::memdesc_verifier_error;
 
 /// An attribute the recipe refuses (`kind` is its TTGIR name).
 pub(crate) fn invalid(kind: &str, message: impl Into<String>) -> LayoutError {

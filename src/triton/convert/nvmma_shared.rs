@@ -80,7 +80,7 @@ fn tma_block_shape(
         *size = (*size).min(256);
     }
     if n.swizzling_byte_width != 0 {
-        let contig_size = 8 * n.swizzling_byte_width / n.element_bit_width;
+        let contig_size = swizzle_row(n);
         if block[contig] < contig_size {
             // 3.4 has a bare assert in TMAUtilities.cpp; later releases a
             // diagnosed failure in Dialect.cpp.
@@ -112,6 +112,43 @@ fn tma_block_shape(
         block[contig] /= 2;
     }
     Ok(block)
+}
+
+/// One swizzle row in elements, `8 · swizzle / bits`: with a swizzle, the
+/// least a TMA box may hold along its contiguous dim.
+fn swizzle_row(n: &NvmmaShared) -> u64 {
+    8 * n.swizzling_byte_width / n.element_bit_width
+}
+
+/// Newest `MemDescType::verify` for an NVMMA buffer of `alloc_shape`
+/// (`Types.cpp`, after 3.6): the box `getTMABlockShape` would take of the
+/// last `rank` dims per CTA must hold one swizzle row along its contiguous
+/// dim. The verifier runs whenever the type is parsed or built, so it
+/// rejects such a buffer before any lowering reaches the fatal error in
+/// [`tma_block_shape`]. `Some(message)` when it fails; `None` when it
+/// passes or the attribute is malformed (that is for the conversion to
+/// report).
+pub(crate) fn memdesc_verifier_error(n: &NvmmaShared, alloc_shape: &[u64]) -> Option<String> {
+    let rank = n.rank.unwrap_or(2) as usize;
+    if n.swizzling_byte_width == 0 || n.element_bit_width == 0 || rank == 0 {
+        return None;
+    }
+    let block = shape_per_cta(
+        &n.cga,
+        alloc_shape.get(alloc_shape.len().checked_sub(rank)?..)?,
+    )
+    .ok()?;
+    let contig = if n.transposed { 0 } else { rank - 1 };
+    let padded = if n.fp4_padded { 2 } else { 1 };
+    let got = block[contig].saturating_mul(padded).min(256);
+    let need = swizzle_row(n);
+    (got < need).then(|| {
+        format!(
+            "block shape along the contiguous dimension {contig} is too small for the swizzle byte size {} \
+             in an NVMMASharedLayout, got {got} but expected at least {need}",
+            n.swizzling_byte_width
+        )
+    })
 }
 
 /// `getCoreMatrixLinearLayout`: 8 rows × `8·max(16, swizzle)/bits` columns

@@ -74,6 +74,10 @@ class Dialect:
         self.short = short
         self.old = short in ("3.1", "3.2")
         self.d = "triton_gpu" if self.old else "ttg"
+        # From 3.5 `async_commit_group` names its input tokens after a
+        # `tokens` keyword (TritonGPUOps.td); before, they follow the op.
+        major, minor = (int(x) for x in short.split("."))
+        self.commit = f"{self.d}.async_commit_group" + (" tokens" if (major, minor) >= (3, 5) else "")
 
     def memdesc(self, shape, ty, mutable=False, bang=True):
         dims = "x".join(str(s) for s in shape)
@@ -212,7 +216,7 @@ def cp_async_module(p, d):
             f"    %ptrs = tt.addptr %base, %off : {t(f'!tt.ptr<{ty}>')}, {t('i32')}\n"
             f"    %buf = {d.d}.local_alloc  : () -> {mut}\n"
             f"    %tok = {d.d}.async_copy_global_to_local %ptrs, %buf : {t(f'!tt.ptr<{ty}>')} -> {dst}\n"
-            f"    %grp = {d.d}.async_commit_group %tok\n"
+            f"    %grp = {d.commit} %tok\n"
             f"    %done = {d.d}.async_wait %grp {{num = 0 : i32}}\n"
             f"    %out = {d.d}.local_load %buf : {mut} -> {t(ty)}\n"
             f"    tt.store %ptrs, %out : {t(f'!tt.ptr<{ty}>')}\n"
@@ -308,7 +312,7 @@ def pipelined_load_module(p, d):
         f"    %ptrs = tt.addptr %base, %off : {t(f'!tt.ptr<{ty}>')}, {t('i32')}",
         f"    %buf = {d.d}.local_alloc  : () -> {mut}",
         f"    %tok = {d.d}.async_copy_global_to_local %ptrs, %buf : {t(f'!tt.ptr<{ty}>')} -> {dst}",
-        f"    %grp = {d.d}.async_commit_group %tok",
+        f"    %grp = {d.commit} %tok",
         f"    %done = {d.d}.async_wait %grp {{num = 0 : i32}}",
     ]
     return (f"#blocked = {blk}\n#shared = {shared}\n" + d.header(warps, 80) +
