@@ -140,7 +140,7 @@ pub(crate) fn memdesc_verifier_error(n: &NvmmaShared, alloc_shape: &[u64]) -> Op
     .ok()?;
     let contig = if n.transposed { 0 } else { rank - 1 };
     let padded = if n.fp4_padded { 2 } else { 1 };
-    let got = block[contig].saturating_mul(padded).min(256);
+    let got = block.get(contig)?.saturating_mul(padded).min(256);
     let need = swizzle_row(n);
     (got < need).then(|| {
         format!(
