@@ -116,7 +116,14 @@ pub fn copy(c: &AsyncCopy<'_>, release: TritonVersion, trace: &mut Trace) -> Res
         }
         (_, Some(shared)) => width_from_largest_vectorisation(c, shared, release, trace)?,
     };
-    let bytes = vec * c.bits / 8;
+    at_least_4_bytes(vec, c.bits, release)?;
+    Ok(vec)
+}
+
+/// The diagnosed width check: `vec` elements of `bits` bits must make at
+/// least 4 bytes.
+fn at_least_4_bytes(vec: u64, bits: u64, release: TritonVersion) -> Result<(), Failure> {
+    let bytes = vec * bits / 8;
     if bytes < 4 {
         return Err(failure(
             release,
@@ -126,7 +133,7 @@ pub fn copy(c: &AsyncCopy<'_>, release: TritonVersion, trace: &mut Trace) -> Res
             ),
         ));
     }
-    Ok(vec)
+    Ok(())
 }
 
 /// A failure at this site: the width check itself is a diagnosed error, the
@@ -235,16 +242,7 @@ fn width_from_largest_vectorisation(
 /// copy, at most 16 bytes, must make at least 4 bytes.
 fn pointer_width(c: &AsyncCopy<'_>, release: TritonVersion) -> Result<u64, Failure> {
     let allowed = c.max_vec.min(128 / c.bits.max(1));
-    let bytes = allowed * c.bits / 8;
-    if bytes < 4 {
-        return Err(failure(
-            release,
-            false,
-            format!(
-                "cp.async does not support transfers smaller than 4 bytes; calculated this as {bytes} bytes"
-            ),
-        ));
-    }
+    at_least_4_bytes(allowed, c.bits, release)?;
     Ok(allowed)
 }
 
