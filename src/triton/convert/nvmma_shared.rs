@@ -71,6 +71,29 @@ fn tma_block_shape(
     shape_per_cta: &[u64],
     version: TritonVersion,
 ) -> Result<Vec<u64>> {
+    if let Some(short) = swizzle_row_shortfall(n, shape_per_cta) {
+        // 3.4 has a bare assert in TMAUtilities.cpp; later releases a
+        // diagnosed failure in Dialect.cpp, made fatal here.
+        let (site, message) = if version <= TritonVersion::V3_4 {
+            (
+                "getTMABlockShape (lib/Dialect/TritonNvidiaGPU/Transforms/TMAUtilities.cpp:130)",
+                format!(
+                    "Assertion `blockShape[contigDim] >= contigDimSize' failed (got {} along dim {}, \
+                     the {}-byte swizzle needs {})",
+                    short.got, short.contig, n.swizzling_byte_width, short.need
+                ),
+            )
+        } else {
+            (
+                "getTMABlockShape (Dialect.cpp)",
+                format!(
+                    "getTMABlockShape failed: invalid block shape for TMA operation. ({})",
+                    short.newest_message(n)
+                ),
+            )
+        };
+        return Err(abort(version, site, message));
+    }
     let mut block = shape_per_cta.to_vec();
     let contig = if n.transposed { 0 } else { block.len() - 1 };
     if n.fp4_padded {
@@ -80,33 +103,7 @@ fn tma_block_shape(
         *size = (*size).min(256);
     }
     if n.swizzling_byte_width != 0 {
-        let contig_size = swizzle_row(n);
-        if block[contig] < contig_size {
-            // 3.4 has a bare assert in TMAUtilities.cpp; later releases a
-            // diagnosed failure in Dialect.cpp.
-            let (site, message) = if version <= TritonVersion::V3_4 {
-                (
-                    "getTMABlockShape (lib/Dialect/TritonNvidiaGPU/Transforms/TMAUtilities.cpp:130)",
-                    format!(
-                        "Assertion `blockShape[contigDim] >= contigDimSize' failed (got {} along dim {contig}, \
-                         the {}-byte swizzle needs {contig_size})",
-                        block[contig], n.swizzling_byte_width
-                    ),
-                )
-            } else {
-                (
-                    "getTMABlockShape (Dialect.cpp)",
-                    format!(
-                        "getTMABlockShape failed: invalid block shape for TMA operation. (block shape along the \
-                         contiguous dimension {contig} is too small for the swizzle byte size {} in an \
-                         NVMMASharedLayout, got {} but expected at least {contig_size})",
-                        n.swizzling_byte_width, block[contig]
-                    ),
-                )
-            };
-            return Err(abort(version, site, message));
-        }
-        block[contig] = contig_size;
+        block[contig] = 8 * n.swizzling_byte_width / n.element_bit_width;
     }
     if n.fp4_padded {
         block[contig] /= 2;
@@ -114,41 +111,59 @@ fn tma_block_shape(
     Ok(block)
 }
 
-/// One swizzle row in elements, `8 · swizzle / bits`: with a swizzle, the
-/// least a TMA box may hold along its contiguous dim.
-fn swizzle_row(n: &NvmmaShared) -> u64 {
-    8 * n.swizzling_byte_width / n.element_bit_width
+/// A TMA box whose contiguous dim holds less than one swizzle row.
+struct Shortfall {
+    /// The contiguous dim, counted within the box.
+    contig: usize,
+    /// What it holds: padded elements, clamped to 256.
+    got: u64,
+    /// One swizzle row, `8 · swizzle / bits` elements.
+    need: u64,
+}
+
+impl Shortfall {
+    /// The newest release's wording, shared by its verifier and
+    /// `getTMABlockShape`.
+    fn newest_message(&self, n: &NvmmaShared) -> String {
+        format!(
+            "block shape along the contiguous dimension {} is too small for the swizzle byte size {} \
+             in an NVMMASharedLayout, got {} but expected at least {}",
+            self.contig, n.swizzling_byte_width, self.got, self.need
+        )
+    }
+}
+
+/// `getTMABlockShape`'s one check on a box over `block` (its dims per CTA):
+/// with a swizzle, the contiguous dim must hold a swizzle row. `None` when
+/// it does, when there is no swizzle, or for a box with no dims or no
+/// element width (which the callers refuse elsewhere).
+fn swizzle_row_shortfall(n: &NvmmaShared, block: &[u64]) -> Option<Shortfall> {
+    if n.swizzling_byte_width == 0 || n.element_bit_width == 0 {
+        return None;
+    }
+    let contig = if n.transposed {
+        0
+    } else {
+        block.len().checked_sub(1)?
+    };
+    let padded = if n.fp4_padded { 2 } else { 1 };
+    let got = block.get(contig)?.saturating_mul(padded).min(256);
+    let need = 8 * n.swizzling_byte_width / n.element_bit_width;
+    (got < need).then_some(Shortfall { contig, got, need })
 }
 
 /// Newest `MemDescType::verify` for an NVMMA buffer of `alloc_shape`
-/// (`Types.cpp`, after 3.6): the box `getTMABlockShape` would take of the
-/// last `rank` dims per CTA must hold one swizzle row along its contiguous
-/// dim. The verifier runs whenever the type is parsed or built, so it
-/// rejects such a buffer before any lowering reaches the fatal error in
-/// [`tma_block_shape`]. `Some(message)` when it fails; `None` when it
-/// passes or the attribute is malformed (that is for the conversion to
-/// report).
+/// (`Types.cpp`, after 3.6): the box of the last `rank` dims per CTA must
+/// pass [`swizzle_row_shortfall`]. The verifier runs whenever the type is
+/// parsed or built, so it rejects such a buffer before any lowering reaches
+/// the fatal error in [`tma_block_shape`]. `Some(message)` when it fails;
+/// `None` when it passes or the attribute is malformed (that is for the
+/// conversion to report).
 pub(crate) fn memdesc_verifier_error(n: &NvmmaShared, alloc_shape: &[u64]) -> Option<String> {
     let rank = n.rank.unwrap_or(2) as usize;
-    if n.swizzling_byte_width == 0 || n.element_bit_width == 0 || rank == 0 {
-        return None;
-    }
-    let block = shape_per_cta(
-        &n.cga,
-        alloc_shape.get(alloc_shape.len().checked_sub(rank)?..)?,
-    )
-    .ok()?;
-    let contig = if n.transposed { 0 } else { rank - 1 };
-    let padded = if n.fp4_padded { 2 } else { 1 };
-    let got = block.get(contig)?.saturating_mul(padded).min(256);
-    let need = swizzle_row(n);
-    (got < need).then(|| {
-        format!(
-            "block shape along the contiguous dimension {contig} is too small for the swizzle byte size {} \
-             in an NVMMASharedLayout, got {got} but expected at least {need}",
-            n.swizzling_byte_width
-        )
-    })
+    let last = alloc_shape.get(alloc_shape.len().checked_sub(rank)?..)?;
+    let block = shape_per_cta(&n.cga, last).ok()?;
+    swizzle_row_shortfall(n, &block).map(|short| short.newest_message(n))
 }
 
 /// `getCoreMatrixLinearLayout`: 8 rows × `8·max(16, swizzle)/bits` columns
