@@ -4,8 +4,15 @@ use std::fmt;
 use std::str::FromStr;
 
 /// A Triton release. `Newest` is the behaviour of the 3.9.0 wheel (and of
-/// `main` as of mid-2026), which 3.5 through 3.9 share for everything this
-/// crate models.
+/// `main` as of mid-2026), which 3.5 through 3.9 share for every verdict
+/// this crate models: the 3.5.1, 3.6.0, 3.7.1 and 3.8.0 wheels give the
+/// 3.9.0 verdict on every one-op module of the op-level grid and on sampled
+/// kernels (`notes/finder-agreement.md`; CI compiles a sample with one of
+/// them on every run). Two messages differ: the cp.async per-copy
+/// assertion sits on another source line in each, and 3.5 and 3.6 refuse
+/// an NVMMA buffer narrower than its swizzle row with a fatal error in the
+/// lowering where 3.7 and later have the type verifier's diagnostic; the
+/// messages reported are 3.9.0's.
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum TritonVersion {
     /// 3.1.0.
@@ -16,7 +23,8 @@ pub enum TritonVersion {
     V3_3,
     /// 3.4.0.
     V3_4,
-    /// 3.5 and later; checked against the 3.9.0 wheel.
+    /// 3.5 and later; recorded against the 3.9.0 wheel, sampled against
+    /// 3.5.1, 3.6.0, 3.7.1 and 3.8.0.
     Newest,
 }
 

@@ -1,11 +1,16 @@
 //! The newest release's verifier of NVMMA shared-memory types.
 //!
-//! After 3.6, `MemDescType::verify` (`Types.cpp`) asks `getTMABlockShape`
+//! From 3.7, `MemDescType::verify` (`Types.cpp`) asks `getTMABlockShape`
 //! (Tiled mode) for the box of every NVMMA buffer and refuses the type when
 //! the box's contiguous dim holds less than one swizzle row. Types are
 //! verified as they are parsed or built, so such a buffer is a diagnosed
 //! error before any lowering; in earlier releases the same box check is an
 //! assertion or fatal error inside the lowering ([`super::shared_tile`]).
+//! Measured: the 3.7.1, 3.8.0 and 3.9.0 wheels print this diagnostic; 3.5.1
+//! and 3.6.0 end the same modules with the caught fatal error "Block shape
+//! is too small for the swizzle byte size in NVMMA Shared Layout" (also an
+//! error, so the verdict is the same). Releases 3.5 on are modelled as
+//! 3.9.0, so this is the message reported for them.
 
 use super::Failure;
 use crate::triton::TritonVersion;
