@@ -152,3 +152,35 @@ fn rank_one_mma_and_dot_operands_are_errors() {
         }
     }
 }
+
+/// Blocked layouts larger than their shape, as the 3.8.0 and 3.9.0 wheels
+/// convert them (Gluon's `to_linear_layout`): 3.8 keeps the register bases
+/// that run past the shape as zero (duplicate) bases, 3.9 drops them. Found
+/// by running the encodings oracle against the 3.8.0 wheel.
+#[test]
+fn blocked_register_duplicates_are_kept_by_3_8_and_dropped_by_3_9() {
+    let all = cases("blocked-duplicates.jsonl");
+    let releases: std::collections::BTreeSet<&str> = all
+        .iter()
+        .filter_map(|c| c["request"]["triton"].as_str())
+        .collect();
+    assert_eq!(releases, ["3.8", "3.9"].into_iter().collect());
+    for case in &all {
+        let ours = convert_line(&case["request"].to_string());
+        assert!(
+            agrees(&ours, &case["expect"]),
+            "{} {}: ours {ours}, triton {}",
+            case["source"],
+            case["request"]["attr"],
+            case["expect"]
+        );
+    }
+    // The two releases really differ on every attribute here.
+    for pair in all.chunks(2) {
+        assert_ne!(
+            pair[0]["expect"], pair[1]["expect"],
+            "{}",
+            pair[0]["request"]
+        );
+    }
+}

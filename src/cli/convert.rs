@@ -20,7 +20,7 @@ pub struct ConvertArgs {
     /// The tensor shape, e.g. `64x256`.
     #[arg(long)]
     shape: Option<String>,
-    /// The Triton release whose behaviour to model: 3.1, 3.2, 3.3, 3.4 or newest.
+    /// The Triton release whose behaviour to model: 3.1, 3.2, 3.3, 3.4, 3.8 (3.5 to 3.8) or newest (3.9).
     #[arg(long, default_value = "newest")]
     triton: String,
     /// A TTGIR file whose `#name = ...` definitions the attribute may use.

@@ -35,7 +35,18 @@ import sys
 import tempfile
 import time
 
-TRITON_TAG = "3.9"
+def _installed_release():
+    """The installed wheel's `major.minor`, the release our binary is asked
+    to model (3.9 for the recorded data); 3.9 when triton is not installed
+    (replay needs no wheel)."""
+    try:
+        from importlib.metadata import version
+        return ".".join(version("triton").split(".")[:2])
+    except Exception:
+        return "3.9"
+
+
+TRITON_TAG = _installed_release()
 
 
 class OracleError(Exception):

@@ -87,10 +87,12 @@ impl<'a> AsyncCopy<'a> {
 }
 
 /// The site, with the line of the assertion where one is known: 3.1's
-/// width assertion, and the newest release's per-copy one (3.9.0's line).
+/// width assertion, and the per-copy one from 3.5 (3.8.0's line for 3.5 to
+/// 3.8, 3.9.0's for the newest).
 fn site(release: TritonVersion, assertion: bool) -> String {
     let line = match release {
         TritonVersion::V3_1 => ":852",
+        TritonVersion::V3_8 if assertion => ":1060",
         TritonVersion::Newest if assertion => ":1077",
         _ => "",
     };
@@ -104,7 +106,7 @@ pub fn copy(c: &AsyncCopy<'_>, release: TritonVersion, trace: &mut Trace) -> Res
     let vec = match (release, c.shared) {
         (TritonVersion::V3_1, _) => width_3_1(c, trace)?,
         (_, None) => {
-            if release >= TritonVersion::Newest {
+            if release >= TritonVersion::V3_8 {
                 pointer_width(c, release)?;
             }
             trace

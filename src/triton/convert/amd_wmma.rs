@@ -99,7 +99,7 @@ fn newest_rank(w: &AmdWmma) -> Result<usize> {
 fn cta_layout(w: &AmdWmma, rank: usize, version: TritonVersion) -> Result<LinearLayout> {
     const KIND: &str = "#ttg.amd_wmma";
     let dims = standard_dims(rank);
-    if version >= TritonVersion::Newest || w.cta_warp.is_some() {
+    if version >= TritonVersion::V3_8 || w.cta_warp.is_some() {
         let warp = w.cta_warp.clone().unwrap_or_default();
         return LinearLayout::from_bases(&[(Dim::REGISTER, w.cta_register.clone()), (Dim::WARP, warp)], &dims)
             .map_err(|e| invalid(KIND, format!("Layout is expected to be surjective: the ctaLayout bases do not cover a box ({e})")));
@@ -121,7 +121,7 @@ fn cta_layout(w: &AmdWmma, rank: usize, version: TritonVersion) -> Result<Linear
 
 /// The rank of the attribute for `version`, checked against the shape's.
 fn rank_for(w: &AmdWmma, shape: &[u64], version: TritonVersion) -> Result<usize> {
-    let rank = if version >= TritonVersion::Newest {
+    let rank = if version >= TritonVersion::V3_8 {
         newest_rank(w)?
     } else if let Some(wpc) = &w.warps_per_cta {
         wpc.len()

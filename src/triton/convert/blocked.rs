@@ -8,7 +8,7 @@ use crate::triton::attr::Blocked;
 use crate::triton::version::TritonVersion;
 use crate::utils::identity_standard_nd;
 
-/// The same recipe in every release.
+/// The same recipe in every release; only the fit to the shape differs.
 pub(crate) fn blocked(b: &Blocked, shape: &[u64], version: TritonVersion) -> Result<LinearLayout> {
     let cta = identity_standard_nd(Dim::REGISTER, &b.size_per_thread, &b.order)?
         .product(&identity_standard_nd(
@@ -21,6 +21,9 @@ pub(crate) fn blocked(b: &Blocked, shape: &[u64], version: TritonVersion) -> Res
             &b.warps_per_cta,
             &b.order,
         )?)?;
-    // 3.9 drops register bases that run past the shape.
-    combine_with(cta, &b.cga, shape, version, false)
+    // 3.9 drops register bases that run past the shape; 3.5 to 3.8 keep
+    // them as duplicates, as every other layout does (measured through
+    // Gluon on 3.6.0, 3.7.1 and 3.8.0).
+    let keep_duplicates = version < TritonVersion::Newest;
+    combine_with(cta, &b.cga, shape, version, keep_duplicates)
 }

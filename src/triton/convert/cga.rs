@@ -141,7 +141,7 @@ pub(crate) fn not_larger(
     version: TritonVersion,
     broadcast_registers: bool,
 ) -> Result<LinearLayout> {
-    if version >= TritonVersion::Newest {
+    if version >= TritonVersion::V3_8 {
         utils::ensure_layout_not_larger_than(l, shape, broadcast_registers)
     } else {
         utils::ensure_layout_not_larger_than_legacy(l, shape)
