@@ -862,8 +862,8 @@ def _worker_main():
         out.write(json.dumps({"error": f"import failed: {e!r}"}) + "\n")
         out.flush()
         return 1
-    # Two wrappers newer than 3.8's Gluon: without them those kinds are
-    # skipped, and the parent counts every skip in its summary.
+    # Two wrappers that 3.7's Gluon lacks (3.8 has both): without them those
+    # kinds are skipped, and the parent counts every skip in its summary.
     missing = []
     try:
         from triton.experimental.gluon.language.amd.cdna5 import PartitionedSharedLayout

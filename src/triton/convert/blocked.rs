@@ -21,9 +21,9 @@ pub(crate) fn blocked(b: &Blocked, shape: &[u64], version: TritonVersion) -> Res
             &b.warps_per_cta,
             &b.order,
         )?)?;
-    // 3.9 drops register bases that run past the shape; 3.5 to 3.8 keep
-    // them as duplicates, as every other layout does (measured through
-    // Gluon on 3.6.0, 3.7.1 and 3.8.0).
-    let keep_duplicates = version < TritonVersion::Newest;
-    combine_with(cta, &b.cga, shape, version, keep_duplicates)
+    // 3.9 drops register bases that run past the shape; 3.8 keeps them as
+    // duplicates, as every other layout does (measured through Gluon on
+    // 3.6.0, 3.7.1 and 3.8.0; 3.5.1's Gluon cannot convert a layout).
+    let broadcast_registers = version < TritonVersion::Newest;
+    combine_with(cta, &b.cga, shape, version, broadcast_registers)
 }
