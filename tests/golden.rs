@@ -346,6 +346,48 @@ fn apply() {
     );
 }
 
+/// Four in-dims, as every distributed layout has: the input in the
+/// layout's order, in another order, and each kind of bad input (`apply`
+/// takes a shortcut for the first).
+#[test]
+fn apply_on_four_in_dims() {
+    let layout = lls(
+        &[
+            ("register", &[&[1, 0], &[2, 0]]),
+            ("lane", &[&[0, 1]]),
+            ("warp", &[&[4, 0]]),
+            ("block", &[&[0, 2]]),
+        ],
+        &[("dim0", 8), ("dim1", 4)],
+        true,
+    );
+    let in_order = [("register", 3), ("lane", 1), ("warp", 1), ("block", 1)];
+    assert_eq!(eval(&layout, &in_order), sizes(&[("dim0", 7), ("dim1", 3)]));
+    let shuffled = [("warp", 1), ("register", 2), ("block", 1), ("lane", 0)];
+    assert_eq!(eval(&layout, &shuffled), sizes(&[("dim0", 6), ("dim1", 2)]));
+    let error = |input: &[(&str, u64)]| layout.apply(&sizes(input)).unwrap_err();
+    assert!(matches!(
+        error(&[("register", 3), ("lane", 1), ("warp", 1), ("block", 2)]),
+        LayoutError::InputOutOfRange {
+            value: 2,
+            size: 2,
+            ..
+        }
+    ));
+    assert!(matches!(
+        error(&[("register", 3), ("lane", 1), ("warp", 1), ("offset", 0)]),
+        LayoutError::DimSetMismatch { .. }
+    ));
+    assert!(matches!(
+        error(&[("register", 3), ("lane", 1), ("lane", 1), ("block", 0)]),
+        LayoutError::DuplicateDim { .. }
+    ));
+    assert!(matches!(
+        error(&[("register", 3), ("lane", 1), ("warp", 1)]),
+        LayoutError::DimSetMismatch { .. }
+    ));
+}
+
 // ---------------------------------------------------------------------------
 // Compose
 // ---------------------------------------------------------------------------
