@@ -77,6 +77,24 @@ impl LinearLayout {
         out_dims: &[(Dim, u64)],
         require_surjective: bool,
     ) -> Result<Self> {
+        // Distributed layouts have four in-dims (register, lane, warp,
+        // block). A copy of the body for exactly four has no loop over the
+        // in-dims: 27 fewer instructions and about 2 ns less at 8 and 16
+        // input bits (notes/performance.md).
+        if let Ok(four) = <&[_; 4]>::try_from(bases) {
+            return Self::build_checked_first(op, four, out_dims, require_surjective);
+        }
+        Self::build_checked_first(op, bases, out_dims, require_surjective)
+    }
+
+    /// The body of [`build`](Self::build), inlined into it twice.
+    #[inline(always)]
+    fn build_checked_first(
+        op: &'static str,
+        bases: &[(Dim, Vec<Vec<u64>>)],
+        out_dims: &[(Dim, u64)],
+        require_surjective: bool,
+    ) -> Result<Self> {
         let in_order = || build_in_order(op, bases, out_dims, require_surjective);
         if bases.len() > DIMS_INLINE || out_dims.len() > DIMS_INLINE {
             return in_order();
