@@ -20,11 +20,9 @@ pub struct ConvertArgs {
     /// The tensor shape, e.g. `64x256`.
     #[arg(long)]
     shape: Option<String>,
-    /// The Triton release whose behaviour to model: 3.1, 3.2, 3.3, 3.4, 3.8
-    /// or newest (3.9). 3.5 to 3.7 are read as 3.8, whose conversions differ
-    /// from 3.7.1's for `generic_linear` (absent there), `linear` (no
-    /// permutation check), unswizzled transposed `nvmma_shared` and
-    /// `amd_wmma` (see notes/finder-agreement.md).
+    /// The Triton release whose behaviour to model: 3.1, 3.2, 3.3, 3.4, 3.7,
+    /// 3.8 or newest (3.9). 3.5 and 3.6 are read as 3.7; their conversions
+    /// are not checked against their wheels (see notes/finder-agreement.md).
     #[arg(long, default_value = "newest")]
     triton: String,
     /// A TTGIR file whose `#name = ...` definitions the attribute may use.

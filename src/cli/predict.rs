@@ -36,7 +36,7 @@ pub struct ConfigArgs {
     /// Target: sm80, sm86 or sm90.
     #[arg(long, default_value = "sm90")]
     pub arch: Arch,
-    /// Triton release: 3.1, 3.2, 3.3, 3.4, 3.8 (3.5 to 3.8) or newest (3.9).
+    /// Triton release: 3.1, 3.2, 3.3, 3.4, 3.7 (3.5 to 3.7), 3.8 or newest (3.9).
     #[arg(long, default_value = "3.2")]
     pub triton: TritonVersion,
     /// A development build on top of the release: `pre-5905` (with --triton

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 #[derive(Args)]
 pub struct SearchArgs {
-    /// Only these releases (default: all: 3.1, 3.2, 3.3, 3.4, 3.8, newest).
+    /// Only these releases (default: all: 3.1, 3.2, 3.3, 3.4, 3.7, 3.8, newest).
     #[arg(long, value_delimiter = ',')]
     triton: Vec<TritonVersion>,
     /// Only these patterns (default: all).

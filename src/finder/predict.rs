@@ -52,7 +52,7 @@ fn frontend(cfg: &Config) -> Result<(), Failure> {
     if cfg.dtype.bits() == 8 && cfg.triton >= TritonVersion::V3_3 {
         let min_k = dot_ks(cfg).into_iter().min().unwrap_or(u64::MAX);
         if min_k < 32 {
-            let message = if cfg.triton >= TritonVersion::V3_8 {
+            let message = if cfg.triton >= TritonVersion::V3_7 {
                 "AssertionError: Input shapes should have M >= 1, N >= 1 and K >= 32"
             } else {
                 "AssertionError: Input shapes should have M >= 16, N >= 16 and K >= 32"

@@ -7,12 +7,13 @@ use std::str::FromStr;
 /// `main` as of mid-2026). `V3_8` is 3.8: the newest behaviour except that
 /// blocked layouts keep register bases that run past the shape as
 /// duplicates (3.9.0 drops them) and two failure messages
-/// (`notes/finder-agreement.md`). 3.5 to 3.7 are read as 3.8: their compile
-/// verdicts equal it on the whole op-level grid and on sampled kernels
-/// (the 3.5.1, 3.6.0 and 3.7.1 wheels), but 3.7.1's Gluon converts some
-/// attributes differently (no `generic_linear`, no permutation check on
-/// `linear`, unswizzled transposed `nvmma_shared` and `amd_wmma`), which
-/// is not modelled.
+/// (`notes/finder-agreement.md`). `V3_7` is 3.7: 3.8 except for four
+/// conversions (no `generic_linear`, no permutation check on `linear`,
+/// unswizzled transposed `nvmma_shared` in row-major order, and `amd_wmma`
+/// asserting on shapes below one instruction, its operands' registers
+/// covering the whole K) and the cp.async assertion's line. 3.5 and 3.6 are
+/// read as 3.7: those four changes all landed after 3.7 branched, and their
+/// compile verdicts equal 3.7's on the op-level grid and sampled kernels.
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum TritonVersion {
     /// 3.1.0.
@@ -23,8 +24,11 @@ pub enum TritonVersion {
     V3_3,
     /// 3.4.0.
     V3_4,
-    /// 3.8 (and 3.5 to 3.7 for compile verdicts); conversions checked
-    /// against the 3.8.0 wheel's Gluon, compiles against 3.5.1 to 3.8.0.
+    /// 3.7 (and 3.5, 3.6); conversions checked against the 3.7.1 wheel's
+    /// Gluon, compiles against 3.5.1, 3.6.0 and 3.7.1.
+    V3_7,
+    /// 3.8; conversions checked against the 3.8.0 wheel's Gluon, compiles
+    /// against 3.8.0.
     V3_8,
     /// 3.9, and `main` as of mid-2026; checked against the 3.9.0 wheel.
     Newest,
@@ -32,11 +36,12 @@ pub enum TritonVersion {
 
 impl TritonVersion {
     /// Every modelled release, oldest first.
-    pub const ALL: [TritonVersion; 6] = [
+    pub const ALL: [TritonVersion; 7] = [
         TritonVersion::V3_1,
         TritonVersion::V3_2,
         TritonVersion::V3_3,
         TritonVersion::V3_4,
+        TritonVersion::V3_7,
         TritonVersion::V3_8,
         TritonVersion::Newest,
     ];
@@ -58,6 +63,7 @@ impl TritonVersion {
             TritonVersion::V3_2 => "3.2.0",
             TritonVersion::V3_3 => "3.3.1",
             TritonVersion::V3_4 => "3.4.0",
+            TritonVersion::V3_7 => "3.7.1",
             TritonVersion::V3_8 => "3.8.0",
             TritonVersion::Newest => "3.9.0",
         }
@@ -71,6 +77,7 @@ impl fmt::Display for TritonVersion {
             TritonVersion::V3_2 => "3.2",
             TritonVersion::V3_3 => "3.3",
             TritonVersion::V3_4 => "3.4",
+            TritonVersion::V3_7 => "3.7",
             TritonVersion::V3_8 => "3.8",
             TritonVersion::Newest => "newest",
         })
@@ -80,7 +87,7 @@ impl fmt::Display for TritonVersion {
 /// An unknown release name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown Triton release `{0}`; expected one of 3.1, 3.2, 3.3, 3.4, 3.8, newest (3.5 to 3.7 behave as 3.8, 3.9 as newest)"
+    "unknown Triton release `{0}`; expected one of 3.1, 3.2, 3.3, 3.4, 3.7, 3.8, newest (3.5 and 3.6 behave as 3.7, 3.9 as newest)"
 )]
 pub struct UnknownVersion(pub String);
 
@@ -98,9 +105,8 @@ impl FromStr for TritonVersion {
             ("3", "2") => Ok(TritonVersion::V3_2),
             ("3", "3") => Ok(TritonVersion::V3_3),
             ("3", "4") => Ok(TritonVersion::V3_4),
-            ("3", m) if m.parse::<u32>().is_ok_and(|m| (5..=8).contains(&m)) => {
-                Ok(TritonVersion::V3_8)
-            }
+            ("3", "5" | "6" | "7") => Ok(TritonVersion::V3_7),
+            ("3", "8") => Ok(TritonVersion::V3_8),
             ("3", "9") => Ok(TritonVersion::Newest),
             _ => Err(UnknownVersion(t.to_string())),
         }
@@ -118,9 +124,9 @@ mod tests {
             ("3.2.0", V3_2),
             ("3.3.1", V3_3),
             ("3.4.0", V3_4),
-            ("3.5.1", V3_8),
-            ("3.6", V3_8),
-            ("3.7.1", V3_8),
+            ("3.5.1", V3_7),
+            ("3.6", V3_7),
+            ("3.7.1", V3_7),
             ("3.8.0", V3_8),
             ("3.9.0", Newest),
             ("newest", Newest),

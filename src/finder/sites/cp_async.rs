@@ -87,11 +87,12 @@ impl<'a> AsyncCopy<'a> {
 }
 
 /// The site, with the line of the assertion where one is known: 3.1's
-/// width assertion, and the per-copy one from 3.5 (3.8.0's line for 3.5 to
-/// 3.8, 3.9.0's for the newest).
+/// width assertion, and the per-copy one from 3.5 (3.7.1's line for 3.5 to
+/// 3.7, 3.8.0's for 3.8, 3.9.0's for the newest).
 fn site(release: TritonVersion, assertion: bool) -> String {
     let line = match release {
         TritonVersion::V3_1 => ":852",
+        TritonVersion::V3_7 if assertion => ":1203",
         TritonVersion::V3_8 if assertion => ":1060",
         TritonVersion::Newest if assertion => ":1077",
         _ => "",
@@ -106,7 +107,7 @@ pub fn copy(c: &AsyncCopy<'_>, release: TritonVersion, trace: &mut Trace) -> Res
     let vec = match (release, c.shared) {
         (TritonVersion::V3_1, _) => width_3_1(c, trace)?,
         (_, None) => {
-            if release >= TritonVersion::V3_8 {
+            if release >= TritonVersion::V3_7 {
                 pointer_width(c, release)?;
             }
             trace

@@ -9,8 +9,8 @@
 //! Measured: the 3.7.1, 3.8.0 and 3.9.0 wheels print this diagnostic; 3.5.1
 //! and 3.6.0 end the same modules with the caught fatal error "Block shape
 //! is too small for the swizzle byte size in NVMMA Shared Layout" (also an
-//! error, so the verdict is the same). 3.5 to 3.8 are modelled as one
-//! release, 3.8, so this is the message reported for all of them.
+//! error, so the verdict is the same). 3.5 to 3.7 are modelled as one
+//! release, 3.7, so this is the message reported for all of them.
 
 use super::Failure;
 use crate::triton::TritonVersion;
@@ -26,7 +26,7 @@ pub fn verify(shared: &Attr, alloc_shape: &[u64], release: TritonVersion) -> Res
     let Attr::NvmmaShared(n) = shared else {
         return Ok(());
     };
-    if release < TritonVersion::V3_8 {
+    if release < TritonVersion::V3_7 {
         return Ok(());
     }
     match memdesc_verifier_error(n, alloc_shape) {

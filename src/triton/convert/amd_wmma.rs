@@ -99,7 +99,7 @@ fn newest_rank(w: &AmdWmma) -> Result<usize> {
 fn cta_layout(w: &AmdWmma, rank: usize, version: TritonVersion) -> Result<LinearLayout> {
     const KIND: &str = "#ttg.amd_wmma";
     let dims = standard_dims(rank);
-    if version >= TritonVersion::V3_8 || w.cta_warp.is_some() {
+    if version >= TritonVersion::V3_7 || w.cta_warp.is_some() {
         let warp = w.cta_warp.clone().unwrap_or_default();
         return LinearLayout::from_bases(&[(Dim::REGISTER, w.cta_register.clone()), (Dim::WARP, warp)], &dims)
             .map_err(|e| invalid(KIND, format!("Layout is expected to be surjective: the ctaLayout bases do not cover a box ({e})")));
@@ -121,7 +121,7 @@ fn cta_layout(w: &AmdWmma, rank: usize, version: TritonVersion) -> Result<Linear
 
 /// The rank of the attribute for `version`, checked against the shape's.
 fn rank_for(w: &AmdWmma, shape: &[u64], version: TritonVersion) -> Result<usize> {
-    let rank = if version >= TritonVersion::V3_8 {
+    let rank = if version >= TritonVersion::V3_7 {
         newest_rank(w)?
     } else if let Some(wpc) = &w.warps_per_cta {
         wpc.len()
@@ -190,6 +190,22 @@ pub(crate) fn amd_wmma(w: &AmdWmma, shape: &[u64], version: TritonVersion) -> Re
             SITE,
             "version >= 1 && version <= 3 && \"unexpected wmma version\"",
         ));
+    }
+    // 3.4 to 3.7 assert the tensor covers one instruction along M and N
+    // (or is 1 there); 3.8 broadcasts instead (upstream 1299a3b8e).
+    if (TritonVersion::V3_4..=TritonVersion::V3_7).contains(&version) {
+        let (m_dim, n_dim) = match w.instr_shape.as_deref() {
+            Some([m, n, ..]) => (*m, *n),
+            _ => (TILE, TILE),
+        };
+        let (m, n) = (shape[rank - 2], shape[rank - 1]);
+        if !((m == 1 || m >= m_dim) && (n == 1 || n >= n_dim)) {
+            return Err(assertion(
+                version,
+                SITE,
+                "Unsupported tensor shape for given wmma layout",
+            ));
+        }
     }
     let thread_order = matrix_order(rank, !w.is_transpose.unwrap_or(false));
     let tile = wmma_tile(w.version, rank, &thread_order)?.transpose_outs(&dims)?;
@@ -270,7 +286,15 @@ pub(crate) fn wmma_dot(
     } else {
         tile.product(&LinearLayout::identity_1d(k_depth, Dim::LANE, dim_k)?)?
     };
-    let k_repeat = instr_k / (k_depth * k_width);
+    // 3.7 repeats the registers along K up to the tensor's K when that is
+    // larger than the instruction's; 3.8 stops at the instruction and lets
+    // the CTA fitting below repeat the rest (after the warps).
+    let k_covered = if version == TritonVersion::V3_7 {
+        instr_k.max(shape[k_index])
+    } else {
+        instr_k
+    };
+    let k_repeat = k_covered / (k_depth * k_width);
     tile = tile.product(&LinearLayout::identity_1d(k_repeat, Dim::REGISTER, dim_k)?)?;
 
     // The parent's CTA part with K projected away; then drop the register
@@ -305,11 +329,12 @@ pub(crate) fn wmma_dot(
     let layout = tile
         .transpose_outs(&rep_dims)?
         .product(&cta.transpose_outs(&rep_dims)?)?;
-    combine_cta_cga_with_shape(
-        layout,
-        &super::cga::operand_cga(&w.cga, k_index),
-        shape,
-        version,
-    )
-    .map(Conversion::Layout)
+    // 3.7 fits the operand with its parent's CGA layout; 3.8 with the
+    // operand's own (K projected away).
+    let cga = if version == TritonVersion::V3_7 {
+        w.cga.clone()
+    } else {
+        super::cga::operand_cga(&w.cga, k_index)
+    };
+    combine_cta_cga_with_shape(layout, &cga, shape, version).map(Conversion::Layout)
 }

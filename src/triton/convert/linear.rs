@@ -24,12 +24,19 @@ pub(crate) fn linear_attr_layout(l: &Linear) -> Result<LinearLayout> {
 /// On its own shape the bases come back unchanged; on another shape the
 /// layout grows by register repetitions and shrinks by dropping (not
 /// zeroing) register bases that run past the shape.
-pub(crate) fn linear(l: &Linear, shape: &[u64], _version: TritonVersion) -> Result<LinearLayout> {
+pub(crate) fn linear(l: &Linear, shape: &[u64], version: TritonVersion) -> Result<LinearLayout> {
     let ll = linear_attr_layout(l)?;
     let order: Vec<Dim> = register_order(&ll).into_iter().map(Dim::standard).collect();
     let ll = ll.transpose_outs(&order)?;
     let pairs = shape_map(shape);
     let grown = utils::ensure_layout_not_smaller_than(&ll, &pairs)?;
+    if version < TritonVersion::V3_8 {
+        // Up to 3.7 the shrinking asserts that every component it may zero
+        // is a power of two (`LayoutUtils.cpp`); from 3.8 `linear` bases are
+        // a permutation, so they are. Where the assertions hold, both
+        // shrinkings give the same layout.
+        utils::ensure_layout_not_larger_than_legacy(&grown, &pairs)?;
+    }
     utils::ensure_layout_not_larger_than(&grown, &pairs, false)?
         .transpose_outs(&standard_dims(shape.len()))
 }

@@ -273,8 +273,10 @@ pub(crate) fn nvmma_shared(
         // `dim{rank-1} … dim0`. For rank 2 that is the intended transpose.
         // For rank 3 and up the dims come out permuted and with the wrong
         // sizes, and the steps below repair that with zero and extra bases.
+        // 3.7 and older ignore `transposed` here (upstream e4264c126).
+        let transposed = n.transposed && version >= TritonVersion::V3_8;
         let mut box_shape = tma.clone();
-        if n.transposed {
+        if transposed {
             box_shape.rotate_left(1);
         }
         let mut layout = LinearLayout::empty();
@@ -285,7 +287,7 @@ pub(crate) fn nvmma_shared(
                 Dim::standard(d),
             )?)?;
         }
-        if n.transposed {
+        if transposed {
             layout = utils::transpose_linear_layout(&layout, &transposed_order(rank))?;
         }
         let layout = utils::ensure_layout_not_smaller_than(&layout, &pairs(&all_dims, &per_cta))?;

@@ -108,6 +108,32 @@ fn is_permutation_matrix(bases: &[(crate::Dim, Vec<Vec<u64>>)]) -> bool {
     true
 }
 
+/// Whether the nonzero bases alone make an invertible layout (out-dim sizes
+/// inferred from them), as 3.6 and 3.7 require of `#ttg.linear`.
+fn bijective_without_zero_bases(bases: &[(crate::Dim, Vec<Vec<u64>>)]) -> bool {
+    let rank = bases
+        .iter()
+        .flat_map(|(_, v)| v.first())
+        .map(Vec::len)
+        .next()
+        .unwrap_or(0);
+    let nonzero: Vec<(crate::Dim, Vec<Vec<u64>>)> = bases
+        .iter()
+        .map(|(d, vectors)| {
+            (
+                *d,
+                vectors
+                    .iter()
+                    .filter(|v| v.iter().any(|&c| c != 0))
+                    .cloned()
+                    .collect(),
+            )
+        })
+        .collect();
+    crate::LinearLayout::from_bases(&nonzero, &super::cga::standard_dims(rank))
+        .is_ok_and(|l| l.is_invertible())
+}
+
 /// Checks `attr` as `version`'s verifier would.
 pub(crate) fn verify(attr: &Attr, version: TritonVersion) -> Result<()> {
     match attr {
@@ -303,11 +329,41 @@ pub(crate) fn verify(attr: &Attr, version: TritonVersion) -> Result<()> {
             check_cga("amd_wmma", &w.cga, attr.rank().unwrap_or(2))
         }
         Attr::Linear(l) => {
-            if !l.generic && !is_permutation_matrix(&l.bases) {
+            // Both arrived in 3.8: `generic_linear` upstream in #9765, the
+            // permutation check in no release before 3.8.0 (Dialect.cpp).
+            if l.generic && version < TritonVersion::V3_8 {
+                return Err(invalid(
+                    "generic_linear",
+                    format!(
+                        "unknown attribute `generic_linear` in dialect `ttg` (Triton {version} has no generic linear layouts)"
+                    ),
+                ));
+            }
+            if !l.generic && version >= TritonVersion::V3_8 && !is_permutation_matrix(&l.bases) {
                 return Err(invalid(
                     "linear",
                     "LinearEncodingAttr requires a permutation matrix layout after removing broadcast bases",
                 ));
+            }
+            if !l.generic && version < TritonVersion::V3_8 {
+                let moves_one_dim = |v: &Vec<u64>| v.iter().filter(|&&c| c != 0).count() <= 1;
+                if !l
+                    .bases
+                    .iter()
+                    .all(|(_, vectors)| vectors.iter().all(moves_one_dim))
+                {
+                    return Err(invalid(
+                        "linear",
+                        "In a distributed layout, each base must move in at most one dimension.",
+                    ));
+                }
+                // From 3.6 (read here as 3.7).
+                if version >= TritonVersion::V3_7 && !bijective_without_zero_bases(&l.bases) {
+                    return Err(invalid(
+                        "linear",
+                        "After removing the zero bases the layout must be bijective",
+                    ));
+                }
             }
             if l.generic {
                 // Converting a register basis with several bits in one dim
@@ -357,6 +413,19 @@ pub(crate) fn verify(attr: &Attr, version: TritonVersion) -> Result<()> {
                     "nvmma_shared",
                     "swizzlingByteWidth must be 0, 32, 64, or 128",
                 ));
+            }
+            // 3.7 takes the rank from `rank = N` or else 2, and checks the
+            // CGA bases against it; 3.8 infers it from the CGA bases.
+            if version == TritonVersion::V3_7 {
+                let rank = n.rank.unwrap_or(2);
+                if let Some(Cga::Bases(bases)) = &n.cga {
+                    if bases.iter().any(|b| b.len() as u64 != rank) {
+                        return Err(invalid(
+                            "nvmma_shared",
+                            format!("'CGALayout' entry length does not match rank {rank}"),
+                        ));
+                    }
+                }
             }
             check_cga("nvmma_shared", &n.cga, attr.rank().unwrap_or(2))
         }

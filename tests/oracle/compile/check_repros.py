@@ -17,7 +17,7 @@ import sys
 import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-WHEELS = {"3.1": "3.1.0", "3.2": "3.2.0", "3.3": "3.3.1", "3.4": "3.4.0", "3.8": "3.8.0", "newest": "3.9.0"}
+WHEELS = {"3.1": "3.1.0", "3.2": "3.2.0", "3.3": "3.3.1", "3.4": "3.4.0", "3.7": "3.7.1", "3.8": "3.8.0", "newest": "3.9.0"}
 
 
 def venv_python(version):
