@@ -155,7 +155,6 @@ fn rank_for(w: &AmdWmma, shape: &[u64], version: TritonVersion) -> Result<usize>
 /// 3.2 (versions 1 and 2): the tile in `[N, M, batch]` order times
 /// `warpsPerCTA` walked in that order, then fitted.
 pub(crate) fn amd_wmma(w: &AmdWmma, shape: &[u64], version: TritonVersion) -> Result<Conversion> {
-    const SITE: &str = "AMDWmmaEncodingAttr::toLinearLayout (LinearLayoutConversions.cpp)";
     let rank = rank_for(w, shape, version)?;
     let dims = standard_dims(rank);
     let row_major = matrix_order(rank, true);
@@ -163,15 +162,7 @@ pub(crate) fn amd_wmma(w: &AmdWmma, shape: &[u64], version: TritonVersion) -> Re
         if w.version != 1 && w.version != 2 {
             return Err(assertion(version, SITE, "ver == 1 || ver == 2"));
         }
-        // 3.2 asserts the tensor covers at least one tile along M and N (or is 1).
-        let (m, n) = (shape[rank - 2], shape[rank - 1]);
-        if !((m == 1 || m >= TILE) && (n == 1 || n >= TILE)) {
-            return Err(assertion(
-                version,
-                SITE,
-                "Unsupported tensor shape for given wmma layout",
-            ));
-        }
+        covers_one_instruction(shape, (TILE, TILE), version)?;
         let Some(wpc) = &w.warps_per_cta else {
             return Err(invalid(
                 "#ttg.amd_wmma",
@@ -191,21 +182,13 @@ pub(crate) fn amd_wmma(w: &AmdWmma, shape: &[u64], version: TritonVersion) -> Re
             "version >= 1 && version <= 3 && \"unexpected wmma version\"",
         ));
     }
-    // 3.4 to 3.7 assert the tensor covers one instruction along M and N
-    // (or is 1 there); 3.8 broadcasts instead (upstream 1299a3b8e).
+    // 3.8 broadcasts instead (upstream 1299a3b8e); 3.3 has no check.
     if (TritonVersion::V3_4..=TritonVersion::V3_7).contains(&version) {
-        let (m_dim, n_dim) = match w.instr_shape.as_deref() {
+        let mn = match w.instr_shape.as_deref() {
             Some([m, n, ..]) => (*m, *n),
             _ => (TILE, TILE),
         };
-        let (m, n) = (shape[rank - 2], shape[rank - 1]);
-        if !((m == 1 || m >= m_dim) && (n == 1 || n >= n_dim)) {
-            return Err(assertion(
-                version,
-                SITE,
-                "Unsupported tensor shape for given wmma layout",
-            ));
-        }
+        covers_one_instruction(shape, mn, version)?;
     }
     let thread_order = matrix_order(rank, !w.is_transpose.unwrap_or(false));
     let tile = wmma_tile(w.version, rank, &thread_order)?.transpose_outs(&dims)?;
@@ -213,6 +196,27 @@ pub(crate) fn amd_wmma(w: &AmdWmma, shape: &[u64], version: TritonVersion) -> Re
     let rep_dims: Vec<Dim> = row_major.iter().map(|&d| dims[d]).collect();
     let layout = tile.product(&cta)?.transpose_outs(&rep_dims)?;
     combine_cta_cga_with_shape(layout, &w.cga, shape, version).map(Conversion::Layout)
+}
+
+/// Where the accumulator layout is built.
+const SITE: &str = "AMDWmmaEncodingAttr::toLinearLayout (LinearLayoutConversions.cpp)";
+
+/// The assertion of 3.2 and of 3.4 to 3.7: the tensor covers at least one
+/// instruction `(mDim, nDim)` along M and N, or is 1 there.
+fn covers_one_instruction(
+    shape: &[u64],
+    (m_dim, n_dim): (u64, u64),
+    version: TritonVersion,
+) -> Result<()> {
+    let (m, n) = (shape[shape.len() - 2], shape[shape.len() - 1]);
+    if (m == 1 || m >= m_dim) && (n == 1 || n >= n_dim) {
+        return Ok(());
+    }
+    Err(assertion(
+        version,
+        SITE,
+        "Unsupported tensor shape for given wmma layout",
+    ))
 }
 
 /// An operand of a WMMA dot (newest; 3.2 has no linear layout for it).

@@ -111,27 +111,14 @@ fn is_permutation_matrix(bases: &[(crate::Dim, Vec<Vec<u64>>)]) -> bool {
 /// Whether the nonzero bases alone make an invertible layout (out-dim sizes
 /// inferred from them), as 3.6 and 3.7 require of `#ttg.linear`.
 fn bijective_without_zero_bases(bases: &[(crate::Dim, Vec<Vec<u64>>)]) -> bool {
-    let rank = bases
-        .iter()
-        .flat_map(|(_, v)| v.first())
-        .map(Vec::len)
-        .next()
-        .unwrap_or(0);
     let nonzero: Vec<(crate::Dim, Vec<Vec<u64>>)> = bases
         .iter()
         .map(|(d, vectors)| {
-            (
-                *d,
-                vectors
-                    .iter()
-                    .filter(|v| v.iter().any(|&c| c != 0))
-                    .cloned()
-                    .collect(),
-            )
+            let kept = vectors.iter().filter(|v| v.iter().any(|&c| c != 0));
+            (*d, kept.cloned().collect())
         })
         .collect();
-    crate::LinearLayout::from_bases(&nonzero, &super::cga::standard_dims(rank))
-        .is_ok_and(|l| l.is_invertible())
+    crate::format::ttgir::layout_from_standard_bases(&nonzero).is_ok_and(|l| l.is_invertible())
 }
 
 /// Checks `attr` as `version`'s verifier would.
