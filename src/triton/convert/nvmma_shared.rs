@@ -273,8 +273,12 @@ pub(crate) fn nvmma_shared(
         // `dim{rank-1} … dim0`. For rank 2 that is the intended transpose.
         // For rank 3 and up the dims come out permuted and with the wrong
         // sizes, and the steps below repair that with zero and extra bases.
-        // 3.7 and older ignore `transposed` here (upstream e4264c126).
-        let transposed = n.transposed && version >= TritonVersion::V3_8;
+        // 3.4 to 3.7 ignore `transposed` here (upstream e4264c126 changed
+        // that for 3.8). 3.3 builds every NVMMA layout by the leading-offset
+        // recipe, which this branch does not follow; it keeps the newest
+        // treatment, as before.
+        let transposed =
+            n.transposed && !(TritonVersion::V3_4..=TritonVersion::V3_7).contains(&version);
         let mut box_shape = tma.clone();
         if transposed {
             box_shape.rotate_left(1);
