@@ -7,13 +7,14 @@ use std::str::FromStr;
 /// `main` as of mid-2026). `V3_8` is 3.8: the newest behaviour except that
 /// blocked layouts keep register bases that run past the shape as
 /// duplicates (3.9.0 drops them) and two failure messages
-/// (`notes/finder-agreement.md`). `V3_7` is 3.7: 3.8 except for four
-/// conversions (no `generic_linear`, no permutation check on `linear`,
-/// unswizzled transposed `nvmma_shared` in row-major order, and `amd_wmma`
-/// asserting on shapes below one instruction, its operands' registers
-/// covering the whole K) and the cp.async assertion's line. 3.5 and 3.6 are
-/// read as 3.7: those four changes all landed after 3.7 branched, and their
-/// compile verdicts equal 3.7's on the op-level grid and sampled kernels.
+/// (`notes/finder-agreement.md`). `V3_7` is 3.7: 3.8 except for some
+/// conversions (no `generic_linear`; `linear` checked and shrunk the older
+/// way; unswizzled transposed `nvmma_shared` in row-major order, and its
+/// CGA rank 2 unless given; `amd_wmma` asserting on shapes below one
+/// instruction, its operands' registers covering the whole K) and the
+/// cp.async assertion's line. 3.5 and 3.6 are read as 3.7: those changes
+/// all landed after 3.7 branched, and their compile verdicts equal 3.7's on
+/// the op-level grid and sampled kernels.
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum TritonVersion {
     /// 3.1.0.

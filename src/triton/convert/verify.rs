@@ -121,6 +121,82 @@ fn bijective_without_zero_bases(bases: &[(crate::Dim, Vec<Vec<u64>>)]) -> bool {
     crate::format::ttgir::layout_from_standard_bases(&nonzero).is_ok_and(|l| l.is_invertible())
 }
 
+/// Whether a basis has at most one nonzero component.
+fn moves_one_dim(basis: &[u64]) -> bool {
+    basis.iter().filter(|&&c| c != 0).count() <= 1
+}
+
+/// `#ttg.linear`'s verifier: a permutation matrix once the zero bases are
+/// dropped, from 3.8.0 (no release before has that check); up to 3.7 each
+/// basis moves in at most one dim, and from 3.6 the nonzero bases must make
+/// a bijection.
+fn verify_linear(l: &Linear, version: TritonVersion) -> Result<()> {
+    if version >= TritonVersion::V3_8 {
+        if !is_permutation_matrix(&l.bases) {
+            return Err(invalid(
+                "linear",
+                "LinearEncodingAttr requires a permutation matrix layout after removing broadcast bases",
+            ));
+        }
+        return Ok(());
+    }
+    if !l
+        .bases
+        .iter()
+        .all(|(_, vectors)| vectors.iter().all(|v| moves_one_dim(v)))
+    {
+        return Err(invalid(
+            "linear",
+            "In a distributed layout, each base must move in at most one dimension.",
+        ));
+    }
+    // From 3.6 (read here as 3.7).
+    if version >= TritonVersion::V3_7 && !bijective_without_zero_bases(&l.bases) {
+        return Err(invalid(
+            "linear",
+            "After removing the zero bases the layout must be bijective",
+        ));
+    }
+    Ok(())
+}
+
+/// `#ttg.generic_linear`'s verifier; the attribute exists from 3.8
+/// (upstream #9765).
+fn verify_generic_linear(l: &Linear, version: TritonVersion) -> Result<()> {
+    if version < TritonVersion::V3_8 {
+        return Err(invalid(
+            "generic_linear",
+            format!(
+                "unknown attribute `generic_linear` in dialect `ttg` (Triton {version} has no generic linear layouts)"
+            ),
+        ));
+    }
+    // Converting a register basis with several bits in one dim reaches
+    // `llvm_unreachable` in 3.9 (Dialect.cpp).
+    let registers = l.bases.iter().filter(|(d, _)| *d == crate::Dim::REGISTER);
+    if registers
+        .flat_map(|(_, v)| v)
+        .flatten()
+        .any(|&c| c != 0 && !c.is_power_of_two())
+    {
+        return Err(invalid(
+            "generic_linear",
+            "a register basis moves by more than one power of two (Triton 3.9 reaches llvm_unreachable)",
+        ));
+    }
+    for (d, vectors) in &l.bases {
+        if *d != crate::Dim::WARP && !vectors.iter().all(|v| moves_one_dim(v)) {
+            return Err(invalid(
+                "generic_linear",
+                format!(
+                    "In a generic linear layout, register, lane, and block bases must move in at most one dimension. Swizzled bases found in '{d}'."
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Checks `attr` as `version`'s verifier would.
 pub(crate) fn verify(attr: &Attr, version: TritonVersion) -> Result<()> {
     match attr {
@@ -315,74 +391,8 @@ pub(crate) fn verify(attr: &Attr, version: TritonVersion) -> Result<()> {
             }
             check_cga("amd_wmma", &w.cga, attr.rank().unwrap_or(2))
         }
-        Attr::Linear(l) => {
-            // Both arrived in 3.8: `generic_linear` upstream in #9765, the
-            // permutation check in no release before 3.8.0 (Dialect.cpp).
-            if l.generic && version < TritonVersion::V3_8 {
-                return Err(invalid(
-                    "generic_linear",
-                    format!(
-                        "unknown attribute `generic_linear` in dialect `ttg` (Triton {version} has no generic linear layouts)"
-                    ),
-                ));
-            }
-            if !l.generic && version >= TritonVersion::V3_8 && !is_permutation_matrix(&l.bases) {
-                return Err(invalid(
-                    "linear",
-                    "LinearEncodingAttr requires a permutation matrix layout after removing broadcast bases",
-                ));
-            }
-            if !l.generic && version < TritonVersion::V3_8 {
-                let moves_one_dim = |v: &Vec<u64>| v.iter().filter(|&&c| c != 0).count() <= 1;
-                if !l
-                    .bases
-                    .iter()
-                    .all(|(_, vectors)| vectors.iter().all(moves_one_dim))
-                {
-                    return Err(invalid(
-                        "linear",
-                        "In a distributed layout, each base must move in at most one dimension.",
-                    ));
-                }
-                // From 3.6 (read here as 3.7).
-                if version >= TritonVersion::V3_7 && !bijective_without_zero_bases(&l.bases) {
-                    return Err(invalid(
-                        "linear",
-                        "After removing the zero bases the layout must be bijective",
-                    ));
-                }
-            }
-            if l.generic {
-                // Converting a register basis with several bits in one dim
-                // reaches `llvm_unreachable` in 3.9 (Dialect.cpp).
-                let registers = l.bases.iter().filter(|(d, _)| *d == crate::Dim::REGISTER);
-                if registers
-                    .flat_map(|(_, v)| v)
-                    .flatten()
-                    .any(|&c| c != 0 && !c.is_power_of_two())
-                {
-                    return Err(invalid(
-                        "generic_linear",
-                        "a register basis moves by more than one power of two (Triton 3.9 reaches llvm_unreachable)",
-                    ));
-                }
-                for (d, vectors) in &l.bases {
-                    if *d != crate::Dim::WARP
-                        && vectors
-                            .iter()
-                            .any(|v| v.iter().filter(|&&c| c != 0).count() > 1)
-                    {
-                        return Err(invalid(
-                            "generic_linear",
-                            format!(
-                                "In a generic linear layout, register, lane, and block bases must move in at most one dimension. Swizzled bases found in '{d}'."
-                            ),
-                        ));
-                    }
-                }
-            }
-            Ok(())
-        }
+        Attr::Linear(l) if l.generic => verify_generic_linear(l, version),
+        Attr::Linear(l) => verify_linear(l, version),
         Attr::SwizzledShared(s) => {
             check_order(
                 if s.has_leading_offset.is_some() {
