@@ -10,10 +10,15 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// The `File.cpp:123` / `File.h:123` a recorded message starts with, if any
-/// (assertions are recorded that way; diagnosed errors are not).
+/// The `File.cpp:123` / `File.h:123` a recorded message starts with, or
+/// that `llvm_unreachable` names ("… -- UNREACHABLE executed at
+/// File.cpp:123!"), if any (assertions are recorded that way; diagnosed
+/// errors are not).
 fn source_line(message: &str) -> Option<&str> {
-    let head = message.split(": ").next()?;
+    let head = match message.split_once("UNREACHABLE executed at ") {
+        Some((_, at)) => at.trim_end_matches('!'),
+        None => message.split(": ").next()?,
+    };
     let (file, line) = head.rsplit_once(':')?;
     let is_source = [".cpp", ".h"].iter().any(|ext| file.ends_with(ext));
     (is_source && !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit())).then_some(head)

@@ -63,7 +63,8 @@ pub enum Ending {
     /// The process dies on a signal whatever the release: measured on
     /// 3.2.0, where an op left unlowered ("LLVM Translation failed for
     /// operation: builtin.unrealized_conversion_cast") is followed by a
-    /// segmentation fault.
+    /// segmentation fault; and on 3.3.1, where an unswizzled NVMMA buffer
+    /// makes the layout builder allocate until the kernel kills the process.
     Crash,
 }
 

@@ -18,7 +18,7 @@
 
 use super::{Ending, Failure};
 use crate::LayoutError;
-use crate::triton::attr::Attr;
+use crate::triton::attr::{Attr, SwizzledShared};
 use crate::triton::{TritonVersion, to_linear_layout};
 
 /// Whether `shared` is a leading-offset or NVMMA shared layout.
@@ -44,7 +44,8 @@ pub fn transfer(
         // into dot operands, for one, have their own.
         return match shared {
             Attr::SwizzledShared(s) if store => {
-                swizzle_fits_3_1(s.vec, s.max_phase, &s.order, shape)
+                swizzle_fits_3_1(s.vec, s.max_phase, &s.order, shape)?;
+                leading_offset_width_3_1(s)
             }
             _ => Ok(()),
         };
@@ -90,11 +91,36 @@ pub fn swizzle_fits_3_1(
     ))
 }
 
+/// 3.1's store of a leading-offset buffer reads the swizzle width off
+/// `(perPhase, maxPhase)`, right after the bound above, and stops with a
+/// fatal error on any pair but (4, 2), (2, 4) and (1, 8): an unswizzled
+/// (1, 1) buffer among them (measured on the 3.1.0 wheel, sm90).
+fn leading_offset_width_3_1(s: &SwizzledShared) -> Result<(), Failure> {
+    if s.has_leading_offset != Some(true) || s.swizzle_bytes().is_some() {
+        return Ok(());
+    }
+    Err(Failure::new(
+        Ending::FatalError,
+        TritonVersion::V3_1,
+        "getSwizzledSharedPtrs (include/triton/Conversion/TritonGPUToLLVM/Utility.h:1302)",
+        format!(
+            "LLVM ERROR: Unsupported shared layout. (perPhase = {}, maxPhase = {} is no swizzle width of a \
+             leading-offset layout)",
+            s.per_phase, s.max_phase
+        ),
+    ))
+}
+
 /// The conversion stops in `report_fatal_error("Illegal shared layout")`;
 /// the TMA box check on the way is an assertion in 3.4 and a fatal error
 /// after.
+///
+/// 3.3's unswizzled NVMMA buffers run out of memory instead: the kernel
+/// kills the process, which nothing catches.
 fn ending_of(message: &str) -> Ending {
-    if message.starts_with("Illegal shared layout")
+    if message.starts_with("std::bad_alloc") {
+        Ending::Crash
+    } else if message.starts_with("Illegal shared layout")
         || message.starts_with("getTMABlockShape failed")
     {
         Ending::FatalError

@@ -192,6 +192,43 @@ fn core_matrix(n: &NvmmaShared) -> Result<LinearLayout> {
     )
 }
 
+/// Triton 3.3 on an unswizzled `#ttg.nvmma_shared` of rank 2 or more: it
+/// never returns a layout.
+///
+/// 3.3 sends every NVMMA layout through `sharedToLinearLayoutLeadingOffset`,
+/// whose tile is `8 · swizzleBytes / elemBitWidth` columns wide: 0 here. So
+/// the size check (`shape[colDim] < tileCols`) only refuses fewer than 8
+/// rows, with its fatal error. With 8 rows or more the column loop runs
+/// while `logCol < Log2_32(tileCols)`, and `Log2_32(0)` is `31 - 32`
+/// wrapped to 2^32 − 1: it pushes a basis per step until memory runs out.
+/// The 3.3.1 wheel, compiling a `local_alloc` / `local_load` pair on a
+/// 16×8 fp16 buffer for sm90, grew to 24 GiB in 74 s and was killed by the
+/// kernel (notes/finder-agreement.md). 3.4 builds these layouts by its own
+/// recipe.
+fn unswizzled_leading_offset_3_3(n: &NvmmaShared, shape: &[u64]) -> LayoutError {
+    const SITE: &str = "sharedToLinearLayoutLeadingOffset (LinearLayoutConversions.cpp)";
+    // Rank 2 or more: the caller checks.
+    let batch = shape.len() - 2;
+    let (col_dim, row_dim) = if n.transposed {
+        (batch, batch + 1)
+    } else {
+        (batch + 1, batch)
+    };
+    let message = if shape[row_dim] < 8 {
+        format!(
+            "Illegal shared layout; expected shape to be at least [8, 0], shape: [{}, {}] \
+             (an unswizzled NVMMA tile is 0 columns wide in 3.3)",
+            shape[row_dim], shape[col_dim]
+        )
+    } else {
+        "std::bad_alloc (out of memory: an unswizzled NVMMA tile is 0 columns wide, and the \
+         column loop's bound Log2_32(0) wraps to 2^32 - 1, so it pushes bases until allocation \
+         fails; with no limit on its memory the process is killed by the kernel instead)"
+            .to_string()
+    };
+    abort(TritonVersion::V3_3, SITE, message)
+}
+
 /// `[rank-1, 0, 1, …, rank-2]`: the permutation `transposeLinearLayout` gets
 /// for transposed layouts.
 fn transposed_order(rank: usize) -> Vec<usize> {
@@ -205,8 +242,11 @@ fn transposed_order(rank: usize) -> Vec<usize> {
 /// contiguous dim holds fewer bytes than the swizzle, `Illegal shared
 /// layout` when the box collapsed to 2-D is smaller than the core matrix
 /// (fewer than 8 rows), and `Assertion rank >= 2` for a swizzled rank-1
-/// tensor. `version` only selects the `ensureLayoutNotLargerThan` used by
-/// the final CGA step; the recipe itself is the newest one.
+/// tensor. From 3.4 the recipe is the newest one; `version` selects the
+/// `ensureLayoutNotLargerThan` of the final CGA step, and 3.4 to 3.7 ignore
+/// `transposed` when there is no swizzle. 3.3 builds its leading-offset
+/// layout instead, which never returns for swizzle 0
+/// ([`unswizzled_leading_offset_3_3`]).
 pub(crate) fn nvmma_shared(
     n: &NvmmaShared,
     shape: &[u64],
@@ -215,6 +255,10 @@ pub(crate) fn nvmma_shared(
     const SITE: &str = "buildNvmmaSharedLinearLayout (LinearLayoutConversions.cpp)";
     let rank = shape.len();
     // 3.3 still builds the 3.2 leading-offset layout, keyed on the swizzle.
+    // (Padding for fp4 only changes the column bases, which never come.)
+    if version == TritonVersion::V3_3 && n.swizzling_byte_width == 0 && rank >= 2 {
+        return Err(unswizzled_leading_offset_3_3(n, shape));
+    }
     if version == TritonVersion::V3_3 && n.swizzling_byte_width > 0 && !n.fp4_padded && rank >= 2 {
         // Other widths fail the attribute's verifier before this.
         let (per_phase, max_phase) = swizzle_phases(n.swizzling_byte_width).unwrap_or((1, 8));
@@ -274,9 +318,8 @@ pub(crate) fn nvmma_shared(
         // For rank 3 and up the dims come out permuted and with the wrong
         // sizes, and the steps below repair that with zero and extra bases.
         // 3.4 to 3.7 ignore `transposed` here (upstream e4264c126 changed
-        // that for 3.8). 3.3 builds every NVMMA layout by the leading-offset
-        // recipe, which this branch does not follow; it keeps the newest
-        // treatment, as before.
+        // that for 3.8). 3.3 never gets here for rank 2 and up
+        // (`unswizzled_leading_offset_3_3`).
         let transposed =
             n.transposed && !(TritonVersion::V3_4..=TritonVersion::V3_7).contains(&version);
         let mut box_shape = tma.clone();
@@ -430,9 +473,11 @@ pub(crate) fn leading_offset_shared(
         return combine_cta_cga_with_shape(cta, &s.cga, shape, version).map(Conversion::Layout);
     }
     let Some(tile_width_bytes) = s.swizzle_bytes() else {
+        // Only 3.2 spells such a layout (3.3 and later derive the phases
+        // from a swizzle width); its `llvm_unreachable` names the line.
         return Err(abort(
             version,
-            SITE,
+            "sharedToLinearLayoutLeadingOffset (LinearLayoutConversions.cpp:410)",
             format!(
                 "Illegal shared encoding.  If hasLeadingOffset is true, then (perPhase, maxPhase) must be \
                  either (4,2), (2,4), or (1,8), but they are ({},{})",
@@ -593,6 +638,40 @@ mod tests {
         ]);
         let got = offsets(nvmma_shared(&nvmma(128, true, 16), &[64, 16], NEWEST).unwrap());
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn unswizzled_nvmma_in_3_3_never_becomes_a_layout() {
+        // Rows are dim 0 (the last but one dim with a batch), or dim 1 when
+        // transposed: fewer than 8 is the fatal error, more runs out of
+        // memory. 3.4 builds a layout for every one of them.
+        let fails = |shape: &[u64], transposed: bool| -> String {
+            match nvmma_shared(&nvmma(0, transposed, 16), shape, TritonVersion::V3_3) {
+                Err(LayoutError::TritonAssertion { message, .. }) => message,
+                other => panic!("{shape:?} transposed {transposed}: {other:?}"),
+            }
+        };
+        for (shape, transposed, fatal) in [
+            (&[4u64, 8][..], false, true),
+            (&[8, 4], false, false),
+            (&[8, 4], true, true),
+            (&[4, 8], true, false),
+            (&[2, 4, 64], false, true),
+            (&[64, 8, 4], false, false),
+        ] {
+            let message = fails(shape, transposed);
+            let want = if fatal {
+                "Illegal shared layout"
+            } else {
+                "std::bad_alloc"
+            };
+            assert!(
+                message.starts_with(want),
+                "{shape:?} {transposed}: {message}"
+            );
+            let newer = nvmma_shared(&nvmma(0, transposed, 16), shape, TritonVersion::V3_4);
+            assert!(newer.is_ok(), "{shape:?} {transposed}: {newer:?}");
+        }
     }
 
     #[test]

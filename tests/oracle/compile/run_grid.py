@@ -358,15 +358,17 @@ def marked_exception(lines):
 
 def key_line(outcome, stderr):
     """The line that says what went wrong: a failed assertion if one was
-    printed, else an 'LLVM ERROR', else an MLIR 'error:' diagnostic, else
-    the Python exception's last line, else the last line of stderr."""
+    printed, else an 'LLVM ERROR', else an uncaught C++ exception
+    ('terminate called after throwing ...'), else an MLIR 'error:'
+    diagnostic, else the Python exception's last line, else the last line
+    of stderr."""
     lines = [l.rstrip() for l in stderr.splitlines() if l.strip()]
     for i, l in enumerate(lines):
         if l.startswith("UNREACHABLE executed at"):
             # llvm_unreachable prints its message on the line before
             before = lines[i - 1].strip() + " -- " if i > 0 else ""
             return (before + strip_path(l.strip()))[:500]
-    for pat in (r"Assertion .* failed", r"LLVM ERROR", r"(^|\s)error: "):
+    for pat in (r"Assertion .* failed", r"LLVM ERROR", r"terminate called after throwing", r"(^|\s)error: "):
         for l in lines:
             if re.search(pat, l):
                 return strip_path(l.strip())[:500]
