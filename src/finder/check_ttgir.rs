@@ -261,6 +261,11 @@ const OPS: [&str; 5] = [
 /// Runs the modelled checks over every layout-sensitive op of `text`.
 pub fn check(text: &str, release: TritonVersion) -> crate::Result<Vec<Finding>> {
     let defs = Defs::from_module(text)?;
+    // A definition the release cannot read ends the compile as the module
+    // is parsed, before any op is lowered.
+    if let Some(refused) = refused_definition(text, &defs, release) {
+        return Ok(vec![refused]);
+    }
     let mut findings = Vec::new();
     for (index, line) in text.lines().enumerate() {
         let Some(op) = OPS
@@ -286,4 +291,20 @@ pub fn check(text: &str, release: TritonVersion) -> crate::Result<Vec<Finding>> 
         }
     }
     Ok(findings)
+}
+
+/// The first `#name = <layout>` definition whose spelling `release`'s
+/// parser refuses ([`sites::cga_spelling`]), as a finding on its line.
+fn refused_definition(text: &str, defs: &Defs, release: TritonVersion) -> Option<Finding> {
+    text.lines().enumerate().find_map(|(index, line)| {
+        let (name, _) = line.trim_start().strip_prefix('#')?.split_once('=')?;
+        let name = name.trim();
+        let failure = sites::cga_spelling::check(defs.get(name)?, release).err()?;
+        Some(Finding {
+            line: index + 1,
+            op: format!("#{name}"),
+            verdict: failure.verdict(Entry::IrFile),
+            failure,
+        })
+    })
 }

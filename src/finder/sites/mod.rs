@@ -4,6 +4,7 @@
 //! [`Failure`] naming Triton's site and message.
 
 pub mod accumulator_to_v2;
+pub mod cga_spelling;
 pub mod cp_async;
 pub mod fp8_promotion;
 pub mod hopper_mma_3_1;
