@@ -10,8 +10,10 @@
 //! layout: the 3.4.0 wheel refuses `CGALayout`, the 3.7.1 and 3.9.0 wheels
 //! refuse `CTAOrder`, and each compiles the module in its own spelling.
 //!
-//! Release 3.7 here stands for 3.5 to 3.7 and takes 3.7's spelling, so a
-//! 3.5 module with the three lists is refused when checked as 3.5.
+//! Release 3.7 here stands for 3.5 to 3.7, which differ: 3.5 reads the
+//! three lists, 3.6 and 3.7 the bases. It reads both, so that neither is
+//! refused wrongly (measured: the 3.5.1 wheel compiles a rank-3 NVMMA
+//! buffer spelled with the three lists).
 
 use super::Failure;
 use crate::triton::TritonVersion;
@@ -34,10 +36,9 @@ pub fn check(attr: &Attr, release: TritonVersion) -> Result<(), Failure> {
         Attr::DotOperand(d) => return check(&d.parent, release),
         Attr::Linear(_) | Attr::SharedLinear(_) | Attr::Other { .. } => return Ok(()),
     };
-    let bases_spelling = release >= TritonVersion::V3_7;
-    let refused = match cga {
-        Some(Cga::Split { .. }) if bases_spelling => "CTAOrder",
-        Some(Cga::Bases(_)) if !bases_spelling => "CGALayout",
+    let (refused, bases_spelling) = match cga {
+        Some(Cga::Split { .. }) if release >= TritonVersion::V3_8 => ("CTAOrder", true),
+        Some(Cga::Bases(_)) if release <= TritonVersion::V3_4 => ("CGALayout", false),
         _ => return Ok(()),
     };
     Err(Failure::diagnostic(
@@ -72,17 +73,21 @@ mod tests {
         let bases = blocked(", CGALayout = []");
         let plain = blocked("");
         for release in TritonVersion::ALL {
-            let new = release >= TritonVersion::V3_7;
+            let new = release >= TritonVersion::V3_8;
+            let old = release <= TritonVersion::V3_4;
             let refused = |a: &Attr| check(a, release).err().map(|f| f.message);
             assert_eq!(refused(&split).is_some(), new, "{release}");
-            assert_eq!(refused(&bases).is_some(), !new, "{release}");
+            assert_eq!(refused(&bases).is_some(), old, "{release}");
             assert_eq!(refused(&plain), None, "{release}");
-            let key = if new { "CTAOrder" } else { "CGALayout" };
-            let message = refused(if new { &split } else { &bases }).unwrap_or_default();
-            assert!(
-                message.starts_with(&format!("error: unexpected key: {key}")),
-                "{message}"
-            );
+            for (attr, key, refuses) in [(&split, "CTAOrder", new), (&bases, "CGALayout", old)] {
+                if refuses {
+                    let message = refused(attr).unwrap_or_default();
+                    assert!(
+                        message.starts_with(&format!("error: unexpected key: {key}")),
+                        "{message}"
+                    );
+                }
+            }
         }
         // A parent's spelling counts too.
         let slice = Attr::Slice(crate::triton::attr::Slice {

@@ -39,6 +39,11 @@ python of `tests/oracle/venv.sh VERSION`):
   check  --triton VERSION --binary PATH --sample N --seed S
          compile a fresh random sample of the grid and compare with
          `PATH check-ttgir --json`; exit 1 on any disagreement
+  fuzz   --triton VERSION --binary PATH --count N --seed S
+         compile N random modules off the grid (a blocked tensor stored
+         into and read back from a random swizzled or NVMMA buffer: rank 2
+         or 3, any order, dtype, warps, sm80 or sm90) and compare with
+         `PATH check-ttgir --json`; exit 1 on any disagreement
   emit   --triton VERSION --dir DIR      write the grid's modules, no compile
   child  (internal) compile one module
 
@@ -374,6 +379,87 @@ SITES = {
 RECORD_LIMIT = {"stmatrix": 90, "cp_async": 110, "local_load": None}
 
 
+# ------------------------------------------------------------- off the grid
+
+def cga_fields(rank, d):
+    """An explicit one-CTA CGA for a rank-3 NVMMA buffer (the parser's
+    default is rank 2), in the release's spelling."""
+    if rank == 2:
+        return ""
+    major, minor = (int(x) for x in d.short.split("."))
+    if (major, minor) >= (3, 6):
+        return f", rank = {rank}"
+    ones = ", ".join(["1"] * rank)
+    order = ", ".join(str(x) for x in reversed(range(rank)))
+    return f", CTAsPerCGA = [{ones}], CTASplitNum = [{ones}], CTAOrder = [{order}]"
+
+
+def random_module(rng, d):
+    """One random store-and-read-back module: (params, text, capability)."""
+    rank = rng.choice([2, 2, 2, 3])
+    shape = [rng.choice([1, 2, 4, 8, 16, 32, 64, 128]) for _ in range(rank)]
+    while eval("*".join(map(str, shape))) > 16384:
+        shape[rng.randrange(rank)] //= 2
+    dtype = rng.choice(sorted(MLIR_TYPE))
+    ty, bits = MLIR_TYPE[dtype], BITS[dtype]
+    warps = rng.choice([1, 2, 4, 8])
+    order = rng.sample(range(rank), rank)
+    spt = [1] * rank
+    spt[order[0]] = min(rng.choice([1, 2, 4, 8, 16]), shape[order[0]])
+    tpw = spread(shape, order, spt, 32, [1] * rank)
+    wpc = spread(shape, order, spt, warps, tpw)
+    cap = rng.choice([80, 90])
+    if rng.random() < 0.5:
+        shared = d.swizzled(rng.choice([1, 2, 4, 8, 16]), rng.choice([1, 2, 4, 8]),
+                            rng.choice([1, 2, 4, 8, 16]), rng.sample(range(rank), rank))
+    else:
+        swizzle, transposed = rng.choice([0, 32, 64, 128]), rng.random() < 0.5
+        if d.old:
+            per_phase, max_phase = {128: (1, 8), 64: (2, 4), 32: (4, 2), 0: (1, 1)}[swizzle]
+            inner = [rank - 1, rank - 2] if not transposed else [rank - 2, rank - 1]
+            shared_order = inner + list(reversed(range(rank - 2)))
+            shared = (f"#{d.d}.shared<{{vec = {128 // bits}, perPhase = {per_phase}, maxPhase = {max_phase}, "
+                      f"order = [{', '.join(map(str, shared_order))}], hasLeadingOffset = true}}>")
+        else:
+            shared = (f"#{d.d}.nvmma_shared<{{swizzlingByteWidth = {swizzle}, "
+                      f"transposed = {str(transposed).lower()}, elementBitWidth = {bits}"
+                      f"{cga_fields(rank, d)}}}>")
+    params = {"shape": shape, "dtype": dtype, "warps": warps, "order": order, "spt": spt, "cap": cap,
+              "shared": shared}
+    blk = blocked(d, spt, tpw, wpc, order)
+    return params, stored_and_read_back(d, blk, shared, shape, ty, warps, cap), cap
+
+
+def fuzz(args):
+    py = run_grid.resolve_python(args)
+    short = run_grid.triton_short(args.triton)
+    rng = random.Random(args.seed)
+    cases = [random_module(rng, Dialect(short)) for _ in range(args.count)]
+
+    def job(work, i):
+        params, text, cap = cases[i]
+        path = os.path.join(work, f"case{i}.ttgir")
+        with open(path, "w") as f:
+            f.write(text)
+        rec = run_grid.run_child(py, {"id": f"case{i}"}, work, script=os.path.abspath(__file__),
+                                 extra=("--module", path, "--cap", str(cap)))
+        return {"params": params, "module": text, **rec}
+
+    records, _ = run_grid.run_pool(len(cases), job, args.jobs, short,
+                                   lambda _i, rec: json.dumps(rec["params"]), prefix="op_fuzz-")
+    bad, outcomes = 0, {}
+    for rec in records:
+        outcomes[rec["outcome"]] = outcomes.get(rec["outcome"], 0) + 1
+        verdict, message = predicted(args.binary, short, rec["module"])
+        if rec["outcome"] in ("timeout", "broken") or verdict != rec["outcome"]:
+            bad += 1
+            print(f"DISAGREE {short} {json.dumps(rec['params'])}: real {rec['outcome']} "
+                  f"({rec['message'][:200]}), predicted {verdict} ({message[:200]})\n{rec['module']}",
+                  file=sys.stderr)
+    print(f"{len(records) - bad} passed, {bad} failed (real outcomes {outcomes})")
+    return 1 if bad else 0
+
+
 def grid(limit=RECORD_LIMIT, seed=1):
     out = []
     for site, (cases, _, _) in SITES.items():
@@ -518,6 +604,12 @@ def main():
     c.add_argument("--sample", type=int, required=True)
     c.add_argument("--seed", type=int, required=True)
     c.add_argument("--jobs", type=int, default=2)
+    z = sub.add_parser("fuzz", help="random modules off the grid against PATH check-ttgir --json")
+    z.add_argument("--triton", required=True)
+    z.add_argument("--binary", required=True)
+    z.add_argument("--count", type=int, required=True)
+    z.add_argument("--seed", type=int, required=True)
+    z.add_argument("--jobs", type=int, default=2)
     e = sub.add_parser("emit", help="write the grid's modules without compiling")
     e.add_argument("--triton", required=True)
     e.add_argument("--dir", required=True)
@@ -527,7 +619,7 @@ def main():
     ch.add_argument("--module", required=True)
     ch.add_argument("--cap", type=int, required=True)
     args = ap.parse_args()
-    return {"record": record, "check": check, "emit": emit, "child": child}[args.cmd](args)
+    return {"record": record, "check": check, "fuzz": fuzz, "emit": emit, "child": child}[args.cmd](args)
 
 
 if __name__ == "__main__":
