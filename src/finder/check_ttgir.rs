@@ -120,6 +120,7 @@ impl OpLine<'_> {
             "local_alloc" | "local_store" => self.mma_store(release),
             "convert_layout" => self
                 .mma_conversion(release)
+                .or_else(|| self.warp_shuffle_plan(release))
                 .or_else(|| self.accumulator_to_v2_operand(release)),
             "async_copy_global_to_local" => self.async_copy(release),
             "local_load" => self.rank3_load(release),
@@ -139,11 +140,26 @@ impl OpLine<'_> {
     /// Every transfer between registers and a buffer (an op with a tensor
     /// operand) first builds the buffer's addressing.
     fn buffer_transfer(&self, release: TritonVersion) -> Option<Failure> {
-        self.tensor.as_ref()?;
+        let (tensor_shape, _, tensor_enc) = self.tensor.as_ref()?;
         let (shape, ty, enc) = self.buffer.as_ref()?;
         let shared = self.attr(enc)?;
         let store = self.op != "local_load";
-        sites::shared_tile::transfer(&shared, shape, bits_of(ty), store, release).err()
+        // 3.1 asks for a Hopper accumulator's linear layout to address it
+        // (notes/finder-lowering.md §3).
+        let source_indices = || match (
+            self.attr(tensor_enc).and_then(hopper_mma),
+            &tensor_shape[..],
+        ) {
+            (Some(mma), &[rows, cols]) => sites::hopper_mma_3_1::mma_layout(
+                &mma.attr(),
+                [rows, cols],
+                release,
+                &mut Trace::new(false),
+            ),
+            _ => Ok(()),
+        };
+        sites::shared_tile::transfer(&shared, shape, bits_of(ty), store, release, source_indices)
+            .err()
     }
 
     /// A Hopper accumulator stored into shared memory (stmatrix).
@@ -164,8 +180,15 @@ impl OpLine<'_> {
         sites::stmatrix::store(&store, release, &mut Trace::new(false)).err()
     }
 
-    /// Converting to or from a Hopper MMA asks for its linear layout.
+    /// Converting to or from a Hopper MMA asks for its linear layout, from
+    /// 3.2. 3.1 converts through the legacy `ConvertLayoutOpConversion`,
+    /// which never does (notes/finder-lowering.md §3; measured: blocked ↔
+    /// Hopper MMA converts with instruction N 8, or one warp, compile on
+    /// 3.1.0).
     fn mma_conversion(&self, release: TritonVersion) -> Option<Failure> {
+        if release == TritonVersion::V3_1 {
+            return None;
+        }
         let (shape, _, src) = self.tensor.as_ref()?;
         let [rows, cols] = shape[..] else {
             return None;
@@ -182,6 +205,34 @@ impl OpLine<'_> {
             &mut Trace::new(false),
         )
         .err()
+    }
+
+    /// 3.3 asks every conversion across lanes for a warp-shuffle plan.
+    fn warp_shuffle_plan(&self, release: TritonVersion) -> Option<Failure> {
+        if release != TritonVersion::V3_3 {
+            return None;
+        }
+        let (shape, _, src) = self.tensor.as_ref()?;
+        let (_, _, dst) = typed(self.line, "-> tensor<")?;
+        let layout = |enc: &str| {
+            let attr = self.attr(enc)?;
+            match sites::converted(
+                &attr,
+                shape,
+                release,
+                None,
+                &mut Trace::new(false),
+                String::new,
+            ) {
+                Ok(layout) => layout.map(Ok),
+                Err(failure) => Some(Err(failure)),
+            }
+        };
+        let (src, dst) = match (layout(src)?, layout(&dst)?) {
+            (Ok(src), Ok(dst)) => (src, dst),
+            (Err(failure), _) | (_, Err(failure)) => return Some(failure),
+        };
+        sites::warp_shuffle_3_3::plan(&src, &dst).err()
     }
 
     /// A Hopper accumulator converted to operand A of an Ampere (v2) MMA,

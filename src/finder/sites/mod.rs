@@ -13,6 +13,7 @@ pub mod nvmma_memdesc;
 pub mod operand_shared;
 pub mod shared_tile;
 pub mod stmatrix;
+pub mod warp_shuffle_3_3;
 
 use super::verdict::{Prediction, Step, Trace, Verdict};
 use crate::LayoutError;

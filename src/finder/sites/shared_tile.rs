@@ -31,13 +31,17 @@ pub fn has_leading_offset(shared: &Attr) -> bool {
 }
 
 /// Moving a `shape` tensor of `bits`-bit elements into `shared` (`store`)
-/// or out of it.
+/// or out of it. `source_indices` is what computing the register tensor's
+/// indices fails on, if anything: 3.1's store asks for them between its two
+/// checks of the buffer (`emitIndices`, which builds a Hopper accumulator's
+/// linear layout; [`super::hopper_mma_3_1`]).
 pub fn transfer(
     shared: &Attr,
     shape: &[u64],
     bits: u64,
     store: bool,
     release: TritonVersion,
+    source_indices: impl FnOnce() -> Result<(), Failure>,
 ) -> Result<(), Failure> {
     if release == TritonVersion::V3_1 {
         // Only the store path computes swizzled addresses this way; loads
@@ -45,6 +49,7 @@ pub fn transfer(
         return match shared {
             Attr::SwizzledShared(s) if store => {
                 swizzle_fits_3_1(s.vec, s.max_phase, &s.order, shape)?;
+                source_indices()?;
                 leading_offset_width_3_1(s)
             }
             _ => Ok(()),

@@ -40,10 +40,12 @@ python of `tests/oracle/venv.sh VERSION`):
          compile a fresh random sample of the grid and compare with
          `PATH check-ttgir --json`; exit 1 on any disagreement
   fuzz   --triton VERSION --binary PATH --count N --seed S
-         compile N random modules off the grid (a blocked tensor stored
-         into and read back from a random swizzled or NVMMA buffer: rank 2
-         or 3, any order, dtype, warps, sm80 or sm90) and compare with
-         `PATH check-ttgir --json`; exit 1 on any disagreement
+         compile N random modules off the grid and compare with
+         `PATH check-ttgir --json`; exit 1 on any disagreement. Half store
+         a blocked tensor into a random swizzled or NVMMA buffer and read
+         it back (rank 2 or 3, any order, dtype, warps, sm80 or sm90); half
+         convert between two random blocked layouts, or between a blocked
+         layout and an MMA accumulator (v2, or v3 on sm90)
   emit   --triton VERSION --dir DIR      write the grid's modules, no compile
   child  (internal) compile one module
 
@@ -430,11 +432,71 @@ def random_module(rng, d):
     return params, stored_and_read_back(d, blk, shared, shape, ty, warps, cap), cap
 
 
+def random_blocked(rng, d, shape, warps):
+    """Any blocked layout of `warps` warps for a rank-2 `shape`."""
+    order = rng.sample(range(2), 2)
+    spt = [1, 1]
+    spt[order[0]] = min(rng.choice([1, 2, 4, 8]), shape[order[0]])
+    if rng.random() < 0.3:
+        spt[order[1]] = min(rng.choice([1, 2, 4]), shape[order[1]])
+
+    def split(total):
+        out = [1, 1]
+        while total > 1:
+            out[rng.randrange(2)] *= 2
+            total //= 2
+        return out
+    return blocked(d, spt, split(32), split(warps), order)
+
+
+def random_mma(rng, d, shape, warps, cap):
+    """An MMA accumulator layout: Hopper (v3, instruction N from 8) on sm90
+    when the tensor has 64 rows or more, else Ampere (v2)."""
+    if cap >= 90 and shape[0] >= 64 and rng.random() < 0.5:
+        n = max(8, min(rng.choice([8, 16, 32, 64, 128, 256]), shape[1]))
+        wpc = [warps, 1] if warps <= 4 else [4, warps // 4]
+        return (f"#{d.d}.nvidia_mma<{{versionMajor = 3, versionMinor = 0, warpsPerCTA = [{wpc[0]}, {wpc[1]}], "
+                f"instrShape = [16, {n}, 16]}}>")
+    w0 = rng.choice([x for x in (1, 2, 4, 8) if x <= warps])
+    return (f"#{d.d}.nvidia_mma<{{versionMajor = 2, versionMinor = 0, warpsPerCTA = [{w0}, {warps // w0}], "
+            f"instrShape = [16, 8]}}>")
+
+
+def random_convert_module(rng, d):
+    """One random `convert_layout` between blocked layouts, or between a
+    blocked layout and an MMA accumulator: (params, text, capability)."""
+    shape = [rng.choice([1, 2, 4, 8, 16, 32, 64, 128]) for _ in range(2)]
+    dtype = rng.choice(sorted(MLIR_TYPE))
+    ty = MLIR_TYPE[dtype]
+    warps = rng.choice([1, 2, 4, 8])
+    cap = rng.choice([80, 90])
+    kind = rng.choice(["blocked", "to_mma", "from_mma"])
+    src = random_blocked(rng, d, shape, warps)
+    dst = random_blocked(rng, d, shape, warps) if kind == "blocked" else random_mma(rng, d, shape, warps, cap)
+    if kind == "from_mma":
+        src, dst = dst, src
+    dims = "x".join(map(str, shape))
+    ptr = f"!tt.ptr<{ty}>"
+    text = (f"#src = {src}\n#dst = {dst}\n" + d.header(warps, cap) +
+            f"  tt.func public @op_level(%arg0: {ptr} {{tt.divisibility = 16 : i32}}, "
+            f"%arg1: {ptr} {{tt.divisibility = 16 : i32}}) {{\n"
+            f"    %p = tt.splat %arg0 : {ptr} -> tensor<{dims}x{ptr}, #src>\n"
+            f"    %x = tt.load %p : tensor<{dims}x{ptr}, #src>\n"
+            f"    %y = {d.d}.convert_layout %x : tensor<{dims}x{ty}, #src> -> tensor<{dims}x{ty}, #dst>\n"
+            f"    %q = tt.splat %arg1 : {ptr} -> tensor<{dims}x{ptr}, #dst>\n"
+            f"    tt.store %q, %y : tensor<{dims}x{ptr}, #dst>\n"
+            f"    tt.return\n  }}\n}}\n")
+    params = {"shape": shape, "dtype": dtype, "warps": warps, "cap": cap, "src": src, "dst": dst}
+    return params, text, cap
+
+
 def fuzz(args):
     py = run_grid.resolve_python(args)
     short = run_grid.triton_short(args.triton)
     rng = random.Random(args.seed)
-    cases = [random_module(rng, Dialect(short)) for _ in range(args.count)]
+    # Half store-and-read-back modules, half layout conversions.
+    cases = [(random_module if rng.random() < 0.5 else random_convert_module)(rng, Dialect(short))
+             for _ in range(args.count)]
 
     def job(work, i):
         params, text, cap = cases[i]
