@@ -116,7 +116,25 @@ pub(crate) fn operand_cga(cga: &Option<Cga>, k: usize) -> Option<Cga> {
 }
 
 /// How many distinct tiles the CGA splits each dim into (`CTASplitNum`).
+///
+/// For CGA bases Triton counts each nonzero basis once, for the first dim
+/// it moves (`basesPerDimImpl`, zero bases skipped). That is the layout's
+/// out-dim size when the bases form a permutation matrix, which 3.8 and
+/// later require; 3.6 and 3.7 accept others, such as `[[1, 1], [1, 0],
+/// [2, 0]]`, which splits dim 0 eight ways although its layout is 4 × 2
+/// (measured: the 3.7.1 wheel's Gluon).
 pub(crate) fn split_num(cga: &Option<Cga>, rank: usize) -> Result<Vec<u64>> {
+    if let Some(Cga::Bases(bases)) = cga {
+        let mut split = vec![1u64; rank];
+        for basis in bases {
+            if let Some(d) = basis.iter().position(|&x| x != 0) {
+                if let Some(s) = split.get_mut(d) {
+                    *s = s.saturating_mul(2);
+                }
+            }
+        }
+        return Ok(split);
+    }
     let l = cga_layout(cga, rank)?;
     standard_dims(rank)
         .into_iter()

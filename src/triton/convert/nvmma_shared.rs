@@ -641,6 +641,32 @@ mod tests {
     }
 
     #[test]
+    fn a_cga_that_is_no_permutation_splits_by_first_dim_in_3_7() {
+        // The 3.7.1 wheel's Gluon on this attribute and a 32 × 16 tensor
+        // (seed 1795637408 of the encodings oracle): the bases (1, 1),
+        // (1, 0), (2, 0) all count for dim 0, so each CTA holds 4 × 16
+        // elements, padded to the 8-row core matrix with a zero basis.
+        let n = NvmmaShared {
+            cga: Some(Cga::Bases(vec![vec![1, 1], vec![1, 0], vec![2, 0]])),
+            ..nvmma(32, true, 64)
+        };
+        let l = nvmma_shared(&n, &[32, 16], TritonVersion::V3_7)
+            .unwrap()
+            .layout()
+            .expect("a layout");
+        let want_offset = v(&[[1, 0], [2, 0], [0, 1], [0, 2], [2, 4], [0, 0], [4, 0]]);
+        let want_block = v(&[[8, 8], [8, 0], [16, 0]]);
+        let bases = l.bases();
+        assert_eq!(bases[0], (Dim::OFFSET, want_offset));
+        assert_eq!(bases[1], (Dim::BLOCK, want_block));
+        // 3.8 refuses such a CGA in its verifier.
+        let attr = crate::triton::attr::Attr::NvmmaShared(n);
+        assert!(
+            crate::triton::to_linear_layout(&attr, &[32, 16], TritonVersion::V3_8, None).is_err()
+        );
+    }
+
+    #[test]
     fn unswizzled_nvmma_in_3_3_never_becomes_a_layout() {
         // Rows are dim 0 (the last but one dim with a batch), or dim 1 when
         // transposed: fewer than 8 is the fatal error, more runs out of

@@ -29,10 +29,30 @@ fn check_order(kind: &str, order: &[usize]) -> Result<()> {
     }
 }
 
-/// After removing zero (broadcast) bases, the CGA bases must be a
+/// Up to 3.7 the parser builds the CGA bases into a layout whose out-dim
+/// sizes it infers, which must be surjective (`LinearLayout`'s constructor
+/// stops the process otherwise).
+fn cga_bases_surjective(bases: &[Vec<u64>], rank: usize, version: TritonVersion) -> Result<()> {
+    let outs: Vec<crate::Dim> = (0..rank).map(crate::Dim::standard).collect();
+    match crate::LinearLayout::from_bases(&[(crate::Dim::BLOCK, bases.to_vec())], &outs) {
+        Err(LayoutError::NotSurjective { .. }) => Err(LayoutError::TritonAssertion {
+            version: version.to_string(),
+            site: "parseCGAAttr (lib/Dialect/TritonGPU/IR/Dialect.cpp)".into(),
+            message: "Layout is expected to be surjective: the CGALayout bases do not cover the \
+                      out-dim sizes they imply"
+                .into(),
+        }),
+        Err(e) => Err(e),
+        Ok(_) => Ok(()),
+    }
+}
+
+/// From 3.8, after removing zero (broadcast) bases, the CGA bases must be a
 /// permutation matrix: each moves one dim by one bit, no bit twice, and each
-/// dim's bits are 1, 2, 4, … up to its size (in any order).
-fn check_cga(kind: &str, cga: &Option<Cga>, rank: usize) -> Result<()> {
+/// dim's bits are 1, 2, 4, … up to its size (in any order). 3.7's
+/// `CGAEncodingAttr::verify` checks only the dim names (the 3.7.1 wheel's
+/// Gluon builds `[[1, 1], [1, 0], [2, 0]]`).
+fn check_cga(kind: &str, cga: &Option<Cga>, rank: usize, version: TritonVersion) -> Result<()> {
     match cga {
         Some(Cga::Bases(bases)) => {
             let bad = || {
@@ -49,6 +69,11 @@ fn check_cga(kind: &str, cga: &Option<Cga>, rank: usize) -> Result<()> {
                         format!("CGALayout bases must have {rank} components"),
                     ));
                 }
+            }
+            if version < TritonVersion::V3_8 {
+                return cga_bases_surjective(bases, rank, version);
+            }
+            for b in bases {
                 let nonzero: Vec<usize> = (0..rank).filter(|&d| b[d] != 0).collect();
                 match nonzero.as_slice() {
                     [] => {}
@@ -228,7 +253,7 @@ pub(crate) fn verify(attr: &Attr, version: TritonVersion) -> Result<()> {
                     "threadsPerWarp and warpsPerCTA must be powers of two",
                 ));
             }
-            check_cga("blocked", &b.cga, rank)
+            check_cga("blocked", &b.cga, rank, version)
         }
         Attr::Slice(s) => {
             verify(&s.parent, version)?;
@@ -269,7 +294,7 @@ pub(crate) fn verify(attr: &Attr, version: TritonVersion) -> Result<()> {
             if !(2..=3).contains(&m.warps_per_cta.len()) {
                 return Err(invalid("nvidia_mma", "an MMA layout is rank 2 or 3"));
             }
-            check_cga("nvidia_mma", &m.cga, m.warps_per_cta.len())
+            check_cga("nvidia_mma", &m.cga, m.warps_per_cta.len(), version)
         }
         Attr::DotOperand(d) => {
             verify(&d.parent, version)?;
@@ -370,7 +395,7 @@ pub(crate) fn verify(attr: &Attr, version: TritonVersion) -> Result<()> {
                     return Err(invalid("amd_mfma", "elementBitWidth must be 32 or 64"));
                 }
             }
-            check_cga("amd_mfma", &m.cga, m.warps_per_cta.len())
+            check_cga("amd_mfma", &m.cga, m.warps_per_cta.len(), version)
         }
         Attr::AmdWmma(w) => {
             let instr = w.instr_shape.clone().unwrap_or_else(|| vec![16, 16, 16]);
@@ -389,7 +414,7 @@ pub(crate) fn verify(attr: &Attr, version: TritonVersion) -> Result<()> {
                     format!("invalid WMMA v{} instruction shape", w.version),
                 ));
             }
-            check_cga("amd_wmma", &w.cga, attr.rank().unwrap_or(2))
+            check_cga("amd_wmma", &w.cga, attr.rank().unwrap_or(2), version)
         }
         Attr::Linear(l) if l.generic => verify_generic_linear(l, version),
         Attr::Linear(l) => verify_linear(l, version),
@@ -402,7 +427,7 @@ pub(crate) fn verify(attr: &Attr, version: TritonVersion) -> Result<()> {
                 },
                 &s.order,
             )?;
-            check_cga("swizzled_shared", &s.cga, s.order.len())
+            check_cga("swizzled_shared", &s.cga, s.order.len(), version)
         }
         Attr::NvmmaShared(n) => {
             if !matches!(n.swizzling_byte_width, 0 | 32 | 64 | 128) {
@@ -424,7 +449,7 @@ pub(crate) fn verify(attr: &Attr, version: TritonVersion) -> Result<()> {
                     }
                 }
             }
-            check_cga("nvmma_shared", &n.cga, attr.rank().unwrap_or(2))
+            check_cga("nvmma_shared", &n.cga, attr.rank().unwrap_or(2), version)
         }
         Attr::SharedLinear(_) | Attr::Other { .. } => Ok(()),
     }

@@ -509,15 +509,21 @@ def fuzz(args):
 
     records, _ = run_grid.run_pool(len(cases), job, args.jobs, short,
                                    lambda _i, rec: json.dumps(rec["params"]), prefix="op_fuzz-")
+    # An off-grid module has no name to find it by: print it whole.
+    return compare(records, short, args.binary, lambda rec: f"{json.dumps(rec['params'])}\n{rec['module']}")
+
+
+def compare(records, short, binary, describe):
+    """Each compile against `binary check-ttgir`; prints the disagreements
+    and a summary, returns the exit status."""
     bad, outcomes = 0, {}
     for rec in records:
         outcomes[rec["outcome"]] = outcomes.get(rec["outcome"], 0) + 1
-        verdict, message = predicted(args.binary, short, rec["module"])
+        verdict, message = predicted(binary, short, rec["module"])
         if rec["outcome"] in ("timeout", "broken") or verdict != rec["outcome"]:
             bad += 1
-            print(f"DISAGREE {short} {json.dumps(rec['params'])}: real {rec['outcome']} "
-                  f"({rec['message'][:200]}), predicted {verdict} ({message[:200]})\n{rec['module']}",
-                  file=sys.stderr)
+            print(f"DISAGREE {short}: real {rec['outcome']} ({rec['message'][:200]}), "
+                  f"predicted {verdict} ({message[:200]}): {describe(rec)}", file=sys.stderr)
     print(f"{len(records) - bad} passed, {bad} failed (real outcomes {outcomes})")
     return 1 if bad else 0
 
@@ -632,15 +638,7 @@ def check(args):
     everything = grid(limit={})
     cases = random.Random(args.seed).sample(everything, min(args.sample, len(everything)))
     records = compile_cases(py, short, cases, args.jobs, short)
-    bad = 0
-    for rec in records:
-        verdict, message = predicted(args.binary, short, rec["module"])
-        if rec["outcome"] in ("timeout", "broken") or verdict != rec["outcome"]:
-            bad += 1
-            print(f"DISAGREE {short} {rec['site']} {json.dumps(rec['params'])}: real {rec['outcome']} "
-                  f"({rec['message'][:200]}), predicted {verdict} ({message[:200]})", file=sys.stderr)
-    print(f"{len(records) - bad} passed, {bad} failed")
-    return 1 if bad else 0
+    return compare(records, short, args.binary, lambda rec: f"{rec['site']} {json.dumps(rec['params'])}")
 
 
 def emit(args):
@@ -660,18 +658,14 @@ def main():
     r.add_argument("--out", required=True)
     r.add_argument("--jobs", type=int, default=2)
     r.add_argument("--sites", help="comma-separated sites to compile (default: all)")
-    c = sub.add_parser("check", help="fresh random sample against PATH check-ttgir --json")
-    c.add_argument("--triton", required=True)
-    c.add_argument("--binary", required=True)
-    c.add_argument("--sample", type=int, required=True)
-    c.add_argument("--seed", type=int, required=True)
-    c.add_argument("--jobs", type=int, default=2)
-    z = sub.add_parser("fuzz", help="random modules off the grid against PATH check-ttgir --json")
-    z.add_argument("--triton", required=True)
-    z.add_argument("--binary", required=True)
-    z.add_argument("--count", type=int, required=True)
-    z.add_argument("--seed", type=int, required=True)
-    z.add_argument("--jobs", type=int, default=2)
+    for name, size, help_text in (("check", "--sample", "fresh random sample of the grid"),
+                                  ("fuzz", "--count", "random modules off the grid")):
+        c = sub.add_parser(name, help=help_text + " against PATH check-ttgir --json")
+        c.add_argument("--triton", required=True)
+        c.add_argument("--binary", required=True)
+        c.add_argument(size, type=int, required=True)
+        c.add_argument("--seed", type=int, required=True)
+        c.add_argument("--jobs", type=int, default=2)
     e = sub.add_parser("emit", help="write the grid's modules without compiling")
     e.add_argument("--triton", required=True)
     e.add_argument("--dir", required=True)
