@@ -32,9 +32,8 @@ fn check_order(kind: &str, order: &[usize]) -> Result<()> {
 /// Up to 3.7 the parser builds the CGA bases into a layout whose out-dim
 /// sizes it infers, which must be surjective (`LinearLayout`'s constructor
 /// stops the process otherwise).
-fn cga_bases_surjective(bases: &[Vec<u64>], rank: usize, version: TritonVersion) -> Result<()> {
-    let outs: Vec<crate::Dim> = (0..rank).map(crate::Dim::standard).collect();
-    match crate::LinearLayout::from_bases(&[(crate::Dim::BLOCK, bases.to_vec())], &outs) {
+fn cga_bases_surjective(cga: &Option<Cga>, rank: usize, version: TritonVersion) -> Result<()> {
+    match super::cga::cga_layout(cga, rank) {
         Err(LayoutError::NotSurjective { .. }) => Err(LayoutError::TritonAssertion {
             version: version.to_string(),
             site: "parseCGAAttr (lib/Dialect/TritonGPU/IR/Dialect.cpp)".into(),
@@ -71,7 +70,7 @@ fn check_cga(kind: &str, cga: &Option<Cga>, rank: usize, version: TritonVersion)
                 }
             }
             if version < TritonVersion::V3_8 {
-                return cga_bases_surjective(bases, rank, version);
+                return cga_bases_surjective(cga, rank, version);
             }
             for b in bases {
                 let nonzero: Vec<usize> = (0..rank).filter(|&d| b[d] != 0).collect();
