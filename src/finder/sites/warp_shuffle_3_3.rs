@@ -51,11 +51,8 @@ pub fn plan(src: &LinearLayout, dst: &LinearLayout) -> Result<(), Failure> {
     if outs != [Dim::REGISTER, Dim::LANE] {
         return Ok(());
     }
-    match plan_steps(&cvt) {
-        Ok(step) => step,
-        // Our algebra refused a step: not modelled further.
-        Err(_) => Ok(()),
-    }
+    // Where our algebra refuses a step, the model stops without a finding.
+    plan_steps(&cvt).unwrap_or(Ok(()))
 }
 
 /// The plan's steps; the outer `Result` is our algebra's, the inner one
