@@ -13,7 +13,8 @@ pub struct CheckTtgirArgs {
     #[arg(long, default_value = "3.2")]
     triton: TritonVersion,
     /// Print `{"file", "triton", "findings": [{"line", "op", "verdict",
-    /// "site", "message"}]}` instead of text.
+    /// "site", "message"}]}` instead of text. `op` is the op's name, or
+    /// `#name` for a layout definition the release cannot parse.
     #[arg(long)]
     json: bool,
 }

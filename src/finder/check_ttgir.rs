@@ -12,7 +12,8 @@ use crate::triton::{Conversion, Defs, TritonVersion, parse_attr, to_linear_layou
 pub struct Finding {
     /// 1-based line of the op.
     pub line: usize,
-    /// The op (`local_alloc`, …).
+    /// The op (`local_alloc`, …), or `#name` for a layout definition the
+    /// release cannot parse.
     pub op: String,
     /// How compiling the file ends there.
     pub verdict: Verdict,
