@@ -205,15 +205,12 @@ fn core_matrix(n: &NvmmaShared) -> Result<LinearLayout> {
 /// 16×8 fp16 buffer for sm90, grew to 24 GiB in 74 s and was killed by the
 /// kernel (notes/finder-agreement.md). 3.4 builds these layouts by its own
 /// recipe.
-fn unswizzled_leading_offset_3_3(n: &NvmmaShared, shape: &[u64]) -> LayoutError {
+///
+/// `order` is the leading-offset order 3.3 gives the buffer (rank 2 or
+/// more): columns along `order[0]`, rows along `order[1]`.
+fn unswizzled_leading_offset_3_3(shape: &[u64], order: &[usize]) -> LayoutError {
     const SITE: &str = "sharedToLinearLayoutLeadingOffset (LinearLayoutConversions.cpp)";
-    // Rank 2 or more: the caller checks.
-    let batch = shape.len() - 2;
-    let (col_dim, row_dim) = if n.transposed {
-        (batch, batch + 1)
-    } else {
-        (batch + 1, batch)
-    };
+    let (col_dim, row_dim) = (order[0], order[1]);
     let message = if shape[row_dim] < 8 {
         format!(
             "Illegal shared layout; expected shape to be at least [8, 0], shape: [{}, {}] \
@@ -254,18 +251,19 @@ pub(crate) fn nvmma_shared(
 ) -> Result<Conversion> {
     const SITE: &str = "buildNvmmaSharedLinearLayout (LinearLayoutConversions.cpp)";
     let rank = shape.len();
-    // 3.3 still builds the 3.2 leading-offset layout, keyed on the swizzle.
+    // 3.3 still builds the 3.2 leading-offset layout, keyed on the swizzle,
+    // with the columns along `order[0]` and the rows along `order[1]`.
+    let mut order: Vec<usize> = (0..rank).rev().collect();
+    if n.transposed && rank >= 2 {
+        order.swap(0, 1);
+    }
     // (Padding for fp4 only changes the column bases, which never come.)
     if version == TritonVersion::V3_3 && n.swizzling_byte_width == 0 && rank >= 2 {
-        return Err(unswizzled_leading_offset_3_3(n, shape));
+        return Err(unswizzled_leading_offset_3_3(shape, &order));
     }
     if version == TritonVersion::V3_3 && n.swizzling_byte_width > 0 && !n.fp4_padded && rank >= 2 {
         // Other widths fail the attribute's verifier before this.
         let (per_phase, max_phase) = swizzle_phases(n.swizzling_byte_width).unwrap_or((1, 8));
-        let mut order: Vec<usize> = (0..rank).rev().collect();
-        if n.transposed {
-            order.swap(0, 1);
-        }
         let legacy = SwizzledShared {
             vec: 128 / n.element_bit_width.max(1),
             per_phase,

@@ -69,6 +69,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import run_grid  # noqa: E402  (the child runner and message classification)
 
+# A leading-offset layout's (perPhase, maxPhase) for each swizzle width, as
+# 3.1 and 3.2 spell it; no swizzle is (1, 1).
+LEADING_PHASES = {128: (1, 8), 64: (2, 4), 32: (4, 2), 0: (1, 1)}
 MLIR_TYPE = {"fp16": "f16", "bf16": "bf16", "fp32": "f32", "int8": "i8"}
 BITS = {"fp16": 16, "bf16": 16, "fp32": 32, "int8": 8}
 
@@ -158,7 +161,7 @@ def stmatrix_module(p, d):
     mma = (f"#{d.d}.nvidia_mma<{{versionMajor = 3, versionMinor = 0, warpsPerCTA = [{p['warps'][0]}, "
            f"{p['warps'][1]}], instrShape = [16, {p['instr_n']}, {k}]}}>")
     if d.old:
-        vec, (per_phase, max_phase) = 128 // bits, {128: (1, 8), 64: (2, 4), 32: (4, 2)}[p["swizzle"]]
+        vec, (per_phase, max_phase) = 128 // bits, LEADING_PHASES[p["swizzle"]]
         shared = (f"#{d.d}.shared<{{vec = {vec}, perPhase = {per_phase}, maxPhase = {max_phase}, "
                   f"order = [1, 0], hasLeadingOffset = true}}>")
     else:
@@ -252,8 +255,7 @@ def shared_tile_module(p, d):
     wpc = spread(shape, [1, 0], spt, warps, tpw)
     blk = blocked(d, spt, tpw, wpc, [1, 0])
     if d.old:
-        # No swizzle is (1, 1) in a leading-offset layout's phases.
-        per_phase, max_phase = {128: (1, 8), 64: (2, 4), 32: (4, 2), 0: (1, 1)}[p["swizzle"]]
+        per_phase, max_phase = LEADING_PHASES[p["swizzle"]]
         shared = (f"#{d.d}.shared<{{vec = {128 // bits}, perPhase = {per_phase}, maxPhase = {max_phase}, "
                   f"order = [1, 0], hasLeadingOffset = true}}>")
     else:
@@ -417,7 +419,7 @@ def random_module(rng, d):
     else:
         swizzle, transposed = rng.choice([0, 32, 64, 128]), rng.random() < 0.5
         if d.old:
-            per_phase, max_phase = {128: (1, 8), 64: (2, 4), 32: (4, 2), 0: (1, 1)}[swizzle]
+            per_phase, max_phase = LEADING_PHASES[swizzle]
             inner = [rank - 1, rank - 2] if not transposed else [rank - 2, rank - 1]
             shared_order = inner + list(reversed(range(rank - 2)))
             shared = (f"#{d.d}.shared<{{vec = {128 // bits}, perPhase = {per_phase}, maxPhase = {max_phase}, "
