@@ -7,8 +7,9 @@
 //! spelling is refused as the module is read ("unexpected key: …"), before
 //! any pass runs. MLIR keeps an attribute dictionary sorted by key, so the
 //! first key refused is `CTAOrder` or `CGALayout`. Measured with a blocked
-//! layout: the 3.4.0 wheel refuses `CGALayout`, the 3.7.1 and 3.9.0 wheels
-//! refuse `CTAOrder`, and each compiles the module in its own spelling.
+//! layout: the 3.1.0, 3.2.0, 3.3.1 and 3.4.0 wheels refuse `CGALayout`, the
+//! 3.7.1, 3.8.0 and 3.9.0 wheels refuse `CTAOrder`, and each compiles the
+//! module in its own spelling.
 //!
 //! Release 3.7 here stands for 3.5 to 3.7, which differ: 3.5 reads the
 //! three lists, 3.6 and 3.7 the bases. It reads both, so that neither is
