@@ -99,7 +99,41 @@ pub fn to_linear_layout(
     if let Some(reason) = no_layout_in(attr, version) {
         return Ok(Conversion::NoLayout(reason));
     }
-    convert(attr, shape, version, elem_bits)
+    let conversion = convert(attr, shape, version, elem_bits)?;
+    if let Conversion::Layout(layout) = &conversion {
+        wrapped_as_linear_encoding(attr, layout, version)?;
+    }
+    Ok(conversion)
+}
+
+/// 3.7 wraps a distributed layout's linear layout as a linear encoding
+/// (`toLinearEncoding`, and Gluon's `to_linear_layout`), which is verified
+/// as `#ttg.linear` is: each basis moves in at most one dim, and the
+/// nonzero bases make a bijection. Only a CGA that is no permutation
+/// matrix, which 3.7 accepts and 3.8 refuses, can break that; the 3.7.1
+/// wheel's Gluon then aborts (seeds 1795640477 and 9005: a `dot_op` of an
+/// `amd_mfma` with `CGALayout = [[0, 1], [1, 0], [1, 2]]`, a `blocked` with
+/// `[[0, 1], [0, 1]]`).
+fn wrapped_as_linear_encoding(
+    attr: &Attr,
+    layout: &crate::LinearLayout,
+    version: TritonVersion,
+) -> Result<()> {
+    if version != TritonVersion::V3_7 || attr.is_shared() {
+        return Ok(());
+    }
+    let wrapped = crate::triton::attr::Linear {
+        bases: layout.bases(),
+        generic: false,
+    };
+    verify::verify_linear(&wrapped, version).map_err(|e| LayoutError::TritonAssertion {
+        version: version.to_string(),
+        site: "LinearEncodingAttr::verify (lib/Dialect/TritonGPU/IR/Dialect.cpp)".into(),
+        message: match e {
+            LayoutError::InvalidAttribute { message, .. } => message,
+            other => other.to_string(),
+        },
+    })
 }
 
 /// Attributes a release has no linear layout for at all (3.1 converts only
@@ -169,4 +203,45 @@ fn check_shape(attr: &Attr, shape: &[u64]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod wrapped_tests {
+    use super::*;
+    use crate::triton::{Defs, parse_attr};
+
+    fn convert_text(text: &str, shape: &[u64], version: TritonVersion) -> Result<Conversion> {
+        to_linear_layout(
+            &parse_attr(text, &Defs::new()).unwrap(),
+            shape,
+            version,
+            None,
+        )
+    }
+
+    #[test]
+    fn a_cga_that_breaks_the_linear_encoding_aborts_3_7() {
+        // Both abort the 3.7.1 wheel's Gluon (encodings oracle, seeds
+        // 1795640477 and 9005); 3.8 refuses the CGA in its verifier.
+        for (text, shape) in [
+            (
+                "#ttg.dot_op<{opIdx = 0, parent = #ttg.amd_mfma<{version = 4, warpsPerCTA = [4, 1], \
+                 instrShape = [32, 32, 4], isTransposed = false, CGALayout = [[0, 1], [1, 0], [1, 2]]}>, \
+                 kWidth = 1}>",
+                [256, 8],
+            ),
+            (
+                "#ttg.blocked<{sizePerThread = [8, 4], threadsPerWarp = [2, 8], warpsPerCTA = [1, 4], \
+                 order = [1, 0], CGALayout = [[0, 1], [0, 1]]}>",
+                [32, 64],
+            ),
+        ] {
+            let got = convert_text(text, &shape, TritonVersion::V3_7);
+            assert!(
+                matches!(&got, Err(LayoutError::TritonAssertion { site, .. }) if site.starts_with("LinearEncodingAttr")),
+                "{text}: {got:?}"
+            );
+            assert!(convert_text(text, &shape, TritonVersion::V3_8).is_err());
+        }
+    }
 }

@@ -154,7 +154,7 @@ fn moves_one_dim(basis: &[u64]) -> bool {
 /// dropped, from 3.8.0 (no release before has that check); up to 3.7 each
 /// basis moves in at most one dim, and from 3.6 the nonzero bases must make
 /// a bijection.
-fn verify_linear(l: &Linear, version: TritonVersion) -> Result<()> {
+pub(crate) fn verify_linear(l: &Linear, version: TritonVersion) -> Result<()> {
     if version >= TritonVersion::V3_8 {
         if !is_permutation_matrix(&l.bases) {
             return Err(invalid(
