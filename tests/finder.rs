@@ -38,6 +38,8 @@ fn predict_agrees_with_every_recorded_compile() {
                     "fp8-chain-a-triton-",
                     "dense-triton-",
                     "inductor-small-triton-",
+                    "int8-triton-",
+                    "int8-chain-a-triton-",
                 ]
                 .iter()
                 .any(|p| n.starts_with(p))
@@ -109,6 +111,8 @@ fn predict_agrees_with_every_recorded_compile() {
             ("fp8-chain-a-", 120),
             ("fp8-", 84),
             ("inductor-small-", 32),
+            ("int8-chain-a-", 120),
+            ("int8-", 200),
             ("dense-", 300),
             ("triton-", 800),
         ];

@@ -118,10 +118,16 @@ fuzz_target!(|input: Input| {
     // The reproducers render.
     let expect = p.verdict.to_string();
     assert!(!repro::python_script(&cfg, &expect).is_empty());
-    if let Some(module) = repro::ttgir_module(&cfg)
-        && let Err(e) = check_ttgir::check(&module, cfg.triton)
-    {
-        panic!("the reproducer module of {cfg} does not check: {e}\n{module}");
+    // A module is written only for a failure it reproduces: check-ttgir
+    // blames its one store at the same site.
+    if let Some(module) = repro::ttgir_module(&cfg, p.site.as_deref()) {
+        let findings = check_ttgir::check(&module, cfg.triton)
+            .unwrap_or_else(|e| panic!("the reproducer module of {cfg} does not check: {e}\n{module}"));
+        assert!(
+            findings.iter().any(|f| Some(&f.failure.site) == p.site.as_ref()),
+            "the reproducer module of {cfg} does not fail at {:?}: {findings:?}\n{module}",
+            p.site
+        );
     }
 
     let Some(site) = p.site.clone() else { return };

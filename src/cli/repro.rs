@@ -37,7 +37,7 @@ pub fn run(args: ReproArgs) -> Result<(), String> {
     super::print_out(&format!(
         "wrote {script} (run it with the triton you want to test: python3 {script})\n"
     ))?;
-    if let Some(module) = ttgir_module(&cfg) {
+    if let Some(module) = ttgir_module(&cfg, p.site.as_deref()) {
         let path = format!("{}/repro.ttgir", args.out);
         std::fs::write(&path, module).map_err(|e| format!("cannot write {path}: {e}"))?;
         super::print_out(&format!(

@@ -71,18 +71,26 @@ pub enum Dtype {
     Fp32,
     /// `fp8e4nv` (Hopper only).
     Fp8e4nv,
+    /// `int8` (dots accumulate in int32, on MMA v2 without promotion).
+    Int8,
 }
 
 impl Dtype {
     /// Every dtype.
-    pub const ALL: [Dtype; 4] = [Dtype::Fp16, Dtype::Bf16, Dtype::Fp32, Dtype::Fp8e4nv];
+    pub const ALL: [Dtype; 5] = [
+        Dtype::Fp16,
+        Dtype::Bf16,
+        Dtype::Fp32,
+        Dtype::Fp8e4nv,
+        Dtype::Int8,
+    ];
 
     /// Bits per element.
     pub fn bits(self) -> u64 {
         match self {
             Dtype::Fp16 | Dtype::Bf16 => 16,
             Dtype::Fp32 => 32,
-            Dtype::Fp8e4nv => 8,
+            Dtype::Fp8e4nv | Dtype::Int8 => 8,
         }
     }
 
@@ -93,6 +101,15 @@ impl Dtype {
             Dtype::Bf16 => "bf16",
             Dtype::Fp32 => "fp32",
             Dtype::Fp8e4nv => "fp8e4nv",
+            Dtype::Int8 => "int8",
+        }
+    }
+
+    /// The element type in a kernel signature (`*i8` is a pointer to int8).
+    pub fn signature(self) -> &'static str {
+        match self {
+            Dtype::Int8 => "i8",
+            other => other.name(),
         }
     }
 
@@ -103,6 +120,7 @@ impl Dtype {
             Dtype::Bf16 => "bf16",
             Dtype::Fp32 => "f32",
             Dtype::Fp8e4nv => "f8E4M3FN",
+            Dtype::Int8 => "i8",
         }
     }
 
@@ -113,6 +131,7 @@ impl Dtype {
             Dtype::Bf16 => "bfloat16",
             Dtype::Fp32 => "float32",
             Dtype::Fp8e4nv => "float8_e4m3fn",
+            Dtype::Int8 => "int8",
         }
     }
 }
@@ -123,7 +142,9 @@ impl std::str::FromStr for Dtype {
         Dtype::ALL
             .into_iter()
             .find(|d| d.name() == s)
-            .ok_or_else(|| format!("unknown dtype `{s}`; expected fp16, bf16, fp32 or fp8e4nv"))
+            .ok_or_else(|| {
+                format!("unknown dtype `{s}`; expected fp16, bf16, fp32, fp8e4nv or int8")
+            })
     }
 }
 

@@ -35,7 +35,7 @@ pub fn predict_traced(cfg: &Config, trace: bool) -> Result<Prediction, ConfigErr
 }
 
 /// Checks made before any layout exists (`semantic.py`): fp8e4nv needs
-/// Hopper, and from 3.3 an 8-bit dot needs K ≥ 32.
+/// Hopper, an int8 dot in 3.1 and any 8-bit dot from 3.3 need K ≥ 32.
 fn frontend(cfg: &Config) -> Result<(), Failure> {
     if cfg.dtype == Dtype::Fp8e4nv && cfg.arch != Arch::Sm90 {
         let message = if cfg.triton == TritonVersion::V3_1 {
@@ -48,6 +48,19 @@ fn frontend(cfg: &Config) -> Result<(), Failure> {
             "semantic analysis (triton/language/semantic.py)",
             message,
         ));
+    }
+    // 3.1's `dot` asks an integer dot's lhs for 32 columns (its K); 3.2
+    // spells that as a minimum N for int8 which a block type never meets
+    // (`is_int8` is false on it), and 3.3 asks every 8-bit dot for K >= 32.
+    if cfg.dtype == Dtype::Int8 && cfg.triton == TritonVersion::V3_1 {
+        let min_k = dot_ks(cfg).into_iter().min().unwrap_or(u64::MAX);
+        if min_k < 32 {
+            return Err(Failure::diagnostic(
+                cfg.triton,
+                "dot shape check (triton/language/semantic.py)",
+                format!("AssertionError: small blocks not supported! (a dot has K = {min_k})"),
+            ));
+        }
     }
     if cfg.dtype.bits() == 8 && cfg.triton >= TritonVersion::V3_3 {
         let min_k = dot_ks(cfg).into_iter().min().unwrap_or(u64::MAX);

@@ -63,7 +63,11 @@ def kernel(in0_ptr, in1_ptr, out_ptr, XBLOCK: tl.constexpr, YBLOCK: tl.constexpr
     y3 = tl.arange(0, YBLOCK)[:, None, None]
     x3 = tl.arange(0, XBLOCK)[None, :, None]
     r3 = tl.arange(0, R0_BLOCK)[None, None, :]
-    acc = tl.zeros([XBLOCK, YBLOCK], dtype=tl.float32)
+    # int8 products accumulate in int32 (resolved at compile time).
+    if in0_ptr.dtype.element_ty == tl.int8:
+        acc = tl.zeros([XBLOCK, YBLOCK], dtype=tl.int32)
+    else:
+        acc = tl.zeros([XBLOCK, YBLOCK], dtype=tl.float32)
     for r0_offset in range(0, RN, R0_BLOCK):
         r = r0_offset + r3
         lhs = tl.load(in0_ptr + (x3 * RN + r))
@@ -187,19 +191,28 @@ if __name__ == "__main__":
     main()
 "#,
         kernel = kernel_source(cfg.pattern),
-        dtype = cfg.dtype.name(),
+        dtype = cfg.dtype.signature(),
         warps = cfg.num_warps,
         stages = cfg.num_stages,
         cap = cfg.arch.capability(),
     )
 }
 
+/// Whether `site` is one of the stmatrix sites, which fail on P's
+/// `local_alloc` alone.
+fn is_stmatrix_site(site: &str) -> bool {
+    site.contains("chooseStMatrixLayout")
+}
+
 /// A minimal TTGIR module holding just the op the finder blames, in the
-/// release's dialect spelling: for the stmatrix sites, one `local_alloc` of
-/// the first dot's accumulator into its NVMMA shared buffer. `None` for
-/// sites with no single-op reproducer.
-pub fn ttgir_module(cfg: &Config) -> Option<String> {
-    if !cfg.pattern.is_chain() {
+/// release's dialect spelling, given the predicted failure's `site`: for the
+/// stmatrix sites, one `local_alloc` of the first dot's accumulator into its
+/// NVMMA shared buffer. `None` for every other site, and for a
+/// configuration predicted to compile: the same `local_alloc` written for
+/// those would end some other way (an illegal shared encoding when the tile
+/// is narrower than any swizzle, for one), and reproduce nothing.
+pub fn ttgir_module(cfg: &Config, site: Option<&str>) -> Option<String> {
+    if !cfg.pattern.is_chain() || !site.is_some_and(is_stmatrix_site) {
         return None;
     }
     let d = if cfg.triton <= TritonVersion::V3_2 {
@@ -269,4 +282,67 @@ pub fn ttgir_module(cfg: &Config) -> Option<String> {
         warps = cfg.num_warps,
         cap = cfg.arch.capability(),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finder::check_ttgir::check;
+    use crate::finder::config::{Arch, Dtype};
+    use crate::finder::predict;
+
+    /// Over every chain on sm90 in the releases with stmatrix sites (and
+    /// 3.1, which has none): a module is written exactly for a stmatrix
+    /// failure, and `check-ttgir` blames its store at that same site.
+    #[test]
+    fn a_module_is_written_only_for_the_failure_it_reproduces() {
+        let (mut written, mut withheld) = (0, 0);
+        for triton in [
+            TritonVersion::V3_1,
+            TritonVersion::V3_2,
+            TritonVersion::V3_3,
+        ] {
+            for pattern in [Pattern::ChainA, Pattern::ChainB] {
+                for dtype in Dtype::ALL {
+                    for (m, n, k, x) in [(64, 16, 32, 16), (64, 16, 16, 64), (64, 128, 32, 64)] {
+                        for num_warps in [4, 8] {
+                            let cfg = Config {
+                                pattern,
+                                m,
+                                n,
+                                k,
+                                x: Some(x),
+                                dtype,
+                                num_warps,
+                                num_stages: 1,
+                                arch: Arch::Sm90,
+                                triton,
+                                variant: None,
+                            };
+                            let p = predict(&cfg).expect("valid configuration");
+                            let module = ttgir_module(&cfg, p.site.as_deref());
+                            let stmatrix = p.site.as_deref().is_some_and(is_stmatrix_site);
+                            assert_eq!(module.is_some(), stmatrix, "{cfg}: {:?}", p.site);
+                            let Some(module) = module else {
+                                withheld += usize::from(p.site.is_some());
+                                continue;
+                            };
+                            written += 1;
+                            let findings = check(&module, triton).expect("the module parses");
+                            assert!(
+                                findings
+                                    .iter()
+                                    .any(|f| Some(&f.failure.site) == p.site.as_ref()),
+                                "{cfg}: {findings:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        // Both kinds occur: stmatrix failures, and failures elsewhere (the
+        // 3.2 accumulator shortcut, 3.1's Hopper MMA) that get no module.
+        assert!(written >= 4, "{written} modules");
+        assert!(withheld >= 4, "{withheld} failures without a module");
+    }
 }

@@ -15,16 +15,20 @@
 //! parent to be v3. When it holds for a v2 parent, `lowerMmaToDotOperand`
 //! hands 16-bit accumulator values over as the operand unchanged;
 //! translation to LLVM IR then fails on the `unrealized_conversion_cast`
-//! left behind, and the process crashes. (8-bit values take another branch,
-//! which no pattern reaches in 3.2, where fp8 is promoted first; it is not
-//! modelled.) When the warps of the two MMAs split the rows differently, P
-//! goes through shared memory and compiles.
+//! left behind, and the process crashes. 8-bit values (int8: fp8 is promoted
+//! to fp16 first) take `convertMMAV3To8BitsDotOperand`, which shuffles them
+//! into a v3 operand's order and hands over one `i8` per element; a v2
+//! operand's struct holds `i32`s, so `packLLElements` reports "invalid
+//! element type" and then indexes past its list of types: an assertion in
+//! `ArrayRef::operator[]`. When the warps of the two MMAs split the rows
+//! differently, P goes through shared memory and compiles.
 //!
 //! 3.1 asks for a v3 parent (`isMmaToMmaShortcut`), and 3.3 on for 8-bit
 //! elements with `kWidth = 4`; the pattern kernels meet neither (3.3 also
 //! rejects 8-bit K < 32 in the front end). Measured on 3.2.0: chain-a fp8
 //! with N = 16, M from 64 to 256, X from 16 to 256 and 4 to 32 warps
-//! crashes exactly when dot 2's warps are all along M.
+//! crashes exactly when dot 2's warps are all along M; chain-a int8 with
+//! N = 16 aborts in the same cases (`tests/data/compile/int8-*`).
 
 use super::{Ending, Failure, converted};
 use crate::finder::decisions::Mma;
@@ -57,10 +61,10 @@ pub fn convert_p(
     if release != TritonVersion::V3_2 || p.producer.version != 3 || p.consumer.version != 2 {
         return Ok(());
     }
-    if p.bits != 16 {
+    if p.bits != 16 && p.bits != 8 {
         trace.note(|| {
             format!(
-                "P ({} bits) goes to the v2 operand without the 16-bit shortcut",
+                "P ({} bits) goes to the v2 operand without the 8- and 16-bit shortcut",
                 p.bits
             )
         });
@@ -103,6 +107,14 @@ pub fn convert_p(
     trace.note(|| {
         "P stays in registers: dot 2's MMA v2 differs from dot 1's v3 accumulator only in register order, so 3.2 takes the v3 shortcut".to_string()
     });
+    if p.bits == 8 {
+        return Err(Failure::new(
+            Ending::Assertion,
+            release,
+            "lowering of a convert_layout from an MMA v3 accumulator to an MMA v2 dot operand, kept in registers by 3.2's v3 shortcut (8-bit: convertMMAV3To8BitsDotOperand's i8 values packed into the v2 operand's i32 struct)",
+            "ArrayRef.h:260: const T& llvm::ArrayRef<T>::operator[](size_t) const [with T = mlir::Type; size_t = long unsigned int]: Assertion `Index < Length && \"Invalid index!\"' failed. (after: error: invalid element type in packLLElements. Expected 'i32' but got 'i8')",
+        ));
+    }
     Err(Failure::new(
         Ending::Crash,
         release,

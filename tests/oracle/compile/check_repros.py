@@ -1,6 +1,7 @@
 """Runs the reproducer of every minimal failing configuration that
 `linear-layout search` reports with the release it fails in, and checks that
-the real compiler ends the same way (abort / error).
+the real compiler ends the same way (abort / error). Where `repro` also
+writes a one-op TTGIR module, compiling that file must fail too.
 
     python3 tests/oracle/compile/check_repros.py --binary target/release/linear-layout
 
@@ -42,13 +43,24 @@ def main():
                  "--arch", c["arch"], "--triton", c["triton"]]
         if c.get("x") is not None:
             flags += ["--x", str(c["x"])]
+        module_fails = None
         with tempfile.TemporaryDirectory() as d:
             subprocess.run([args.binary, "repro", *flags, "--out", d], capture_output=True, check=True)
             py = venv_python(WHEELS[c["triton"]])
             run = subprocess.run([py, os.path.join(d, "repro.py")], capture_output=True, text=True, timeout=600)
+            module = os.path.join(d, "repro.ttgir")
+            if os.path.exists(module):
+                cap = {"sm80": 80, "sm86": 86, "sm90": 90}[c["arch"]]
+                compile_module = ("import sys, triton; from triton.backends.compiler import GPUTarget; "
+                                  f"triton.compile(sys.argv[1], target=GPUTarget('cuda', {cap}, 32))")
+                ran = subprocess.run([py, "-c", compile_module, module], capture_output=True, text=True, timeout=600,
+                                     cwd=d)
+                module_fails = ran.returncode != 0
         m = re.search(r"-> (ok|abort|error)", run.stdout)
         got = m.group(1) if m else "?"
-        ok = got == g["verdict"]
+        if module_fails is not None:
+            got += ", module " + ("fails" if module_fails else "compiles")
+        ok = got.split(",")[0] == g["verdict"] and module_fails is not False
         passed += ok
         failed += not ok
         print(f"{'ok  ' if ok else 'FAIL'} triton {c['triton']}: {g['site'][:70]}: predicted {g['verdict']}, real {got}",

@@ -1,8 +1,9 @@
 """Kernel templates for the compile-outcome grid (run_grid.py).
 
 Every kernel runs as a single program on one block, without masks, on
-row-major contiguous inputs.  Products accumulate in fp32 and the stored
-result is cast back to the element type of the inputs.  Pointer arguments
+row-major contiguous inputs.  Products accumulate in fp32 (int8 products in
+int32, whatever `out_dtype` says: `tl.dot` fixes that for integers) and the
+stored result is cast back to the element type of the inputs.  Pointer arguments
 are marked 16-byte aligned (tt.divisibility = 16) in whatever form the
 installed Triton release expects.
 
@@ -33,7 +34,7 @@ import triton.language as tl
 RNUMEL = 8192  # reduction length of the inductor-3d pattern (and its row pitch)
 
 # config dtype name -> Triton signature type
-DTYPES = {"fp16": "fp16", "bf16": "bf16", "fp32": "fp32", "fp8e4nv": "fp8e4nv"}
+DTYPES = {"fp16": "fp16", "bf16": "bf16", "fp32": "fp32", "fp8e4nv": "fp8e4nv", "int8": "i8"}
 
 PATTERNS = ("dot", "chain-a", "chain-b", "inductor-3d")
 
@@ -86,7 +87,12 @@ def grid_inductor_3d(in0_ptr, in1_ptr, out_ptr, XBLOCK: tl.constexpr, YBLOCK: tl
     y3 = tl.arange(0, YBLOCK)[:, None, None]
     x3 = tl.arange(0, XBLOCK)[None, :, None]
     r3 = tl.arange(0, R0_BLOCK)[None, None, :]
-    acc = tl.zeros([XBLOCK, YBLOCK], dtype=tl.float32)
+    # An int8 dot accumulates in int32 (and `tl.dot` requires its `acc` to
+    # match); this `if` is resolved at compile time and emits nothing.
+    if in0_ptr.dtype.element_ty == tl.int8:
+        acc = tl.zeros([XBLOCK, YBLOCK], dtype=tl.int32)
+    else:
+        acc = tl.zeros([XBLOCK, YBLOCK], dtype=tl.float32)
     for r0_offset in range(0, RN, R0_BLOCK):
         r = r0_offset + r3
         lhs = tl.load(in0_ptr + (x3 * RN + r))  # [1, XBLOCK, R0_BLOCK], contiguous along dim 2

@@ -183,9 +183,22 @@ def too_heavy(cfg):
     return max(tiles) > MAX_ELEMS_PER_THREAD * 32 * cfg["num_warps"]
 
 
-def sample_configs(n, seed, pinned=True, uniform=False):
+def sample_configs(n, seed, pinned=True, uniform=False, dtype=None):
+    """`n` distinct configurations drawn with `seed`.  With `dtype`, every
+    drawn configuration takes that dtype instead (the draws themselves, and
+    so every other parameter, are those of the same seed without it), and
+    the pinned ones are left out."""
     rng = random.Random(seed)
-    drawn = draw_uniform if uniform else draw
+    sampler = draw_uniform if uniform else draw
+
+    def drawn(rng):
+        cfg = sampler(rng)
+        if dtype is not None:
+            cfg["dtype"] = dtype
+        return cfg
+
+    if dtype is not None:
+        pinned = False
     out, seen = [], set()
     for cfg in (pinned_configs() if pinned else []):
         if config_key(cfg) not in seen:
@@ -525,7 +538,7 @@ def record(args):
     if args.configs:
         configs = read_configs(args.configs)
     elif args.sample:
-        configs = sample_configs(args.sample, args.seed, uniform=args.uniform)
+        configs = sample_configs(args.sample, args.seed, uniform=args.uniform, dtype=args.dtype)
     else:
         raise SystemExit("record: give --configs FILE or --sample N")
     configs = [ordered(c, short) for c in configs]
@@ -563,7 +576,7 @@ def record(args):
 
 
 def write_sample(args):
-    configs = sample_configs(args.sample, args.seed, uniform=args.uniform)
+    configs = sample_configs(args.sample, args.seed, uniform=args.uniform, dtype=args.dtype)
     with open(args.out, "w") as f:
         for c in configs:
             f.write(json.dumps({k: c[k] for k in CONFIG_KEYS if k != "triton"}) + "\n")
@@ -613,7 +626,8 @@ def check(args):
         py = resolve_python(args)
         version = installed_version(py)
         short = triton_short(version)
-        configs = [ordered(c, short) for c in sample_configs(args.sample, args.seed, pinned=False, uniform=args.uniform)]
+        configs = [ordered(c, short) for c in sample_configs(args.sample, args.seed, pinned=False, uniform=args.uniform,
+                                                            dtype=args.dtype)]
         answers = predict(args.binary, configs)  # first: a broken binary fails fast
     except (RuntimeError, SystemExit, ValueError) as e:
         print(f"check: cannot run: {e}", file=sys.stderr)
@@ -688,6 +702,8 @@ def main():
     for p in (s, r, c):
         p.add_argument("--uniform", action="store_true",
                        help="draw every parameter uniformly instead of around the known failures")
+        p.add_argument("--dtype", choices=DTYPES + ("int8", ),
+                       help="give every drawn configuration this dtype (int8 is drawn only this way)")
     args = ap.parse_args()
     return {"sample": write_sample, "record": record, "check": check, "replay": replay, "child": child}[args.cmd](args)
 
