@@ -35,7 +35,8 @@ pub fn predict_traced(cfg: &Config, trace: bool) -> Result<Prediction, ConfigErr
 }
 
 /// Checks made before any layout exists (`semantic.py`): fp8e4nv needs
-/// Hopper, an int8 dot in 3.1 and any 8-bit dot from 3.3 need K ≥ 32.
+/// Hopper, an int8 dot in 3.1 and any 8-bit dot from 3.3 need K ≥ 32, and
+/// 3.5 to 3.7 refuse an int32 accumulator with the default `out_dtype`.
 fn frontend(cfg: &Config) -> Result<(), Failure> {
     if cfg.dtype == Dtype::Fp8e4nv && cfg.arch != Arch::Sm90 {
         let message = if cfg.triton == TritonVersion::V3_1 {
@@ -76,6 +77,21 @@ fn frontend(cfg: &Config) -> Result<(), Failure> {
                 format!("{message} (a dot has K = {min_k})"),
             ));
         }
+    }
+    // After the size check, as in `dot`: the inductor kernel hands `tl.dot`
+    // its accumulator, int32 for int8, and leaves `out_dtype` at its
+    // default, float32. 3.5 to 3.7 require the two to match (before, `acc`
+    // had to match the result type, int32 for integers; from 3.8
+    // `out_dtype` defaults to the accumulator's type).
+    if cfg.dtype == Dtype::Int8
+        && cfg.pattern == Pattern::Inductor3d
+        && cfg.triton == TritonVersion::V3_7
+    {
+        return Err(Failure::diagnostic(
+            cfg.triton,
+            "dot accumulator check (triton/language/semantic.py)",
+            "AssertionError (an int32 accumulator with out_dtype float32: `acc.type.element_ty == out_dtype`)",
+        ));
     }
     Ok(())
 }
