@@ -40,6 +40,7 @@ fn predict_agrees_with_every_recorded_compile() {
                     "inductor-small-triton-",
                     "int8-triton-",
                     "int8-chain-a-triton-",
+                    "fp8e5-triton-",
                 ]
                 .iter()
                 .any(|p| n.starts_with(p))
@@ -113,6 +114,7 @@ fn predict_agrees_with_every_recorded_compile() {
             ("inductor-small-", 32),
             ("int8-chain-a-", 120),
             ("int8-", 200),
+            ("fp8e5-", 200),
             ("dense-", 300),
             ("triton-", 800),
         ];

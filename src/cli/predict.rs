@@ -24,7 +24,7 @@ pub struct ConfigArgs {
     /// X, the chain patterns' second size (power of two; default 64 for chains).
     #[arg(long)]
     pub x: Option<u64>,
-    /// Element type: fp16, bf16, fp32, fp8e4nv or int8.
+    /// Element type: fp16, bf16, fp32, fp8e4nv, fp8e5 or int8.
     #[arg(long, default_value = "bf16")]
     pub dtype: Dtype,
     /// Warps: 1, 2, 4, 8, 16 or 32.

@@ -71,17 +71,20 @@ pub enum Dtype {
     Fp32,
     /// `fp8e4nv` (Hopper only).
     Fp8e4nv,
+    /// `fp8e5` (E5M2; Ampere too, where dots promote it to fp16).
+    Fp8e5,
     /// `int8` (dots accumulate in int32, on MMA v2 without promotion).
     Int8,
 }
 
 impl Dtype {
     /// Every dtype.
-    pub const ALL: [Dtype; 5] = [
+    pub const ALL: [Dtype; 6] = [
         Dtype::Fp16,
         Dtype::Bf16,
         Dtype::Fp32,
         Dtype::Fp8e4nv,
+        Dtype::Fp8e5,
         Dtype::Int8,
     ];
 
@@ -90,7 +93,7 @@ impl Dtype {
         match self {
             Dtype::Fp16 | Dtype::Bf16 => 16,
             Dtype::Fp32 => 32,
-            Dtype::Fp8e4nv | Dtype::Int8 => 8,
+            Dtype::Fp8e4nv | Dtype::Fp8e5 | Dtype::Int8 => 8,
         }
     }
 
@@ -101,8 +104,14 @@ impl Dtype {
             Dtype::Bf16 => "bf16",
             Dtype::Fp32 => "fp32",
             Dtype::Fp8e4nv => "fp8e4nv",
+            Dtype::Fp8e5 => "fp8e5",
             Dtype::Int8 => "int8",
         }
+    }
+
+    /// Whether this is an 8-bit float (promoted to fp16 for an MMA v2 dot).
+    pub fn is_fp8(self) -> bool {
+        matches!(self, Dtype::Fp8e4nv | Dtype::Fp8e5)
     }
 
     /// The element type in a kernel signature (`*i8` is a pointer to int8).
@@ -120,6 +129,7 @@ impl Dtype {
             Dtype::Bf16 => "bf16",
             Dtype::Fp32 => "f32",
             Dtype::Fp8e4nv => "f8E4M3FN",
+            Dtype::Fp8e5 => "f8E5M2",
             Dtype::Int8 => "i8",
         }
     }
@@ -131,6 +141,7 @@ impl Dtype {
             Dtype::Bf16 => "bfloat16",
             Dtype::Fp32 => "float32",
             Dtype::Fp8e4nv => "float8_e4m3fn",
+            Dtype::Fp8e5 => "float8_e5m2",
             Dtype::Int8 => "int8",
         }
     }
@@ -143,7 +154,7 @@ impl std::str::FromStr for Dtype {
             .into_iter()
             .find(|d| d.name() == s)
             .ok_or_else(|| {
-                format!("unknown dtype `{s}`; expected fp16, bf16, fp32, fp8e4nv or int8")
+                format!("unknown dtype `{s}`; expected fp16, bf16, fp32, fp8e4nv, fp8e5 or int8")
             })
     }
 }

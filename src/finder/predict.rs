@@ -210,7 +210,7 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
                 // A v2 dot promotes fp8 operands to fp16 on every arch the
                 // finder knows (`decomposeMixedModeDotOp` spares only cc 89).
                 let bits = match (cfg.dtype, mma2.version) {
-                    (Dtype::Fp8e4nv, 2) => 16,
+                    (dtype, 2) if dtype.is_fp8() => 16,
                     (dtype, _) => dtype.bits(),
                 };
                 let p = sites::accumulator_to_v2::PConversion {
@@ -250,7 +250,7 @@ fn v2_fp8_operands(
     cfg: &Config,
     trace: &mut Trace,
 ) -> Result<(), Failure> {
-    if mma.version != 2 || dot.dtype != Dtype::Fp8e4nv {
+    if mma.version != 2 || !dot.dtype.is_fp8() {
         return Ok(());
     }
     let operands = [

@@ -34,7 +34,7 @@ import triton.language as tl
 RNUMEL = 8192  # reduction length of the inductor-3d pattern (and its row pitch)
 
 # config dtype name -> Triton signature type
-DTYPES = {"fp16": "fp16", "bf16": "bf16", "fp32": "fp32", "fp8e4nv": "fp8e4nv", "int8": "i8"}
+DTYPES = {"fp16": "fp16", "bf16": "bf16", "fp32": "fp32", "fp8e4nv": "fp8e4nv", "fp8e5": "fp8e5", "int8": "i8"}
 
 PATTERNS = ("dot", "chain-a", "chain-b", "inductor-3d")
 

@@ -332,8 +332,9 @@ def strip_path(line):
     'LinearLayout.cpp:562: ...' (the first absolute path before a
     file:line is cut to its base name)."""
     line = re.sub(r"^(?:[^\s:]+: )?/(?:[^\s:]*/)?([^\s/:]+:\d+:)", r"\1", line)
-    # other absolute source paths with a line number: base name only
-    return re.sub(r"/(?:[\w.+-]+/)+([\w.+-]+:\d+)", r"\1", line)
+    # other absolute source paths with a line number (MLIR quotes the file
+    # in `loc("/abs/k.py":63:18)`): base name only
+    return re.sub(r"/(?:[\w.+-]+/)+([\w.+-]+\"?:\d+)", r"\1", line)
 
 
 def python_exception(lines):
@@ -702,8 +703,8 @@ def main():
     for p in (s, r, c):
         p.add_argument("--uniform", action="store_true",
                        help="draw every parameter uniformly instead of around the known failures")
-        p.add_argument("--dtype", choices=DTYPES + ("int8", ),
-                       help="give every drawn configuration this dtype (int8 is drawn only this way)")
+        p.add_argument("--dtype", choices=DTYPES + ("fp8e5", "int8"),
+                       help="give every drawn configuration this dtype (fp8e5 and int8 are drawn only this way)")
     args = ap.parse_args()
     return {"sample": write_sample, "record": record, "check": check, "replay": replay, "child": child}[args.cmd](args)
 
