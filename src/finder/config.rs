@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// A kernel pattern (single program, no masks, row-major contiguous inputs,
-/// fp32 accumulation, results cast back to the input dtype).
+/// fp32 accumulation (int32 for int8), results cast back to the input
+/// dtype).
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
 pub enum Pattern {

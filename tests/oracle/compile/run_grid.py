@@ -183,11 +183,11 @@ def too_heavy(cfg):
     return max(tiles) > MAX_ELEMS_PER_THREAD * 32 * cfg["num_warps"]
 
 
-def sample_configs(n, seed, pinned=True, uniform=False, dtype=None):
-    """`n` distinct configurations drawn with `seed`.  With `dtype`, every
-    drawn configuration takes that dtype instead (the draws themselves, and
-    so every other parameter, are those of the same seed without it), and
-    the pinned ones are left out."""
+def sample_configs(n, seed, pinned=True, uniform=False, dtype=None, arch=None):
+    """`n` distinct configurations drawn with `seed`.  With `dtype` (or
+    `arch`), every drawn configuration takes that dtype (or target) instead
+    (the draws themselves, and so every other parameter, are those of the
+    same seed without it), and the pinned ones are left out."""
     rng = random.Random(seed)
     sampler = draw_uniform if uniform else draw
 
@@ -195,9 +195,11 @@ def sample_configs(n, seed, pinned=True, uniform=False, dtype=None):
         cfg = sampler(rng)
         if dtype is not None:
             cfg["dtype"] = dtype
+        if arch is not None:
+            cfg["arch"] = arch
         return cfg
 
-    if dtype is not None:
+    if dtype is not None or arch is not None:
         pinned = False
     out, seen = [], set()
     for cfg in (pinned_configs() if pinned else []):
@@ -539,7 +541,7 @@ def record(args):
     if args.configs:
         configs = read_configs(args.configs)
     elif args.sample:
-        configs = sample_configs(args.sample, args.seed, uniform=args.uniform, dtype=args.dtype)
+        configs = sample_configs(args.sample, args.seed, uniform=args.uniform, dtype=args.dtype, arch=args.arch)
     else:
         raise SystemExit("record: give --configs FILE or --sample N")
     configs = [ordered(c, short) for c in configs]
@@ -577,7 +579,7 @@ def record(args):
 
 
 def write_sample(args):
-    configs = sample_configs(args.sample, args.seed, uniform=args.uniform, dtype=args.dtype)
+    configs = sample_configs(args.sample, args.seed, uniform=args.uniform, dtype=args.dtype, arch=args.arch)
     with open(args.out, "w") as f:
         for c in configs:
             f.write(json.dumps({k: c[k] for k in CONFIG_KEYS if k != "triton"}) + "\n")
@@ -628,7 +630,7 @@ def check(args):
         version = installed_version(py)
         short = triton_short(version)
         configs = [ordered(c, short) for c in sample_configs(args.sample, args.seed, pinned=False, uniform=args.uniform,
-                                                            dtype=args.dtype)]
+                                                            dtype=args.dtype, arch=args.arch)]
         answers = predict(args.binary, configs)  # first: a broken binary fails fast
     except (RuntimeError, SystemExit, ValueError) as e:
         print(f"check: cannot run: {e}", file=sys.stderr)
@@ -705,6 +707,8 @@ def main():
                        help="draw every parameter uniformly instead of around the known failures")
         p.add_argument("--dtype", choices=DTYPES + ("fp8e5", "int8"),
                        help="give every drawn configuration this dtype (fp8e5 and int8 are drawn only this way)")
+        p.add_argument("--arch", choices=("sm80", "sm86", "sm90"),
+                       help="give every drawn configuration this target (sm86 is drawn only this way)")
     args = ap.parse_args()
     return {"sample": write_sample, "record": record, "check": check, "replay": replay, "child": child}[args.cmd](args)
 
