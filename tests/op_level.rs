@@ -61,6 +61,13 @@ fn site_models_agree_with_every_recorded_one_op_module() {
         5,
         "one op-level grid per release 3.1–3.4 and 3.9: {files:?}"
     );
+    // Random conversions between two MMA accumulators (`op_level.py fuzz
+    // --mma-pairs --out`), in the same form.
+    for release in ["3.1.0", "3.2.0"] {
+        let pairs = dir.join(format!("mma-pairs-triton-{release}.jsonl"));
+        assert!(pairs.exists(), "{pairs:?} is missing");
+        files.push(pairs);
+    }
     let mut failures = Vec::new();
     // (release, site, outcome) → count, so that the grid is seen to exercise
     // both outcomes of every site somewhere.
@@ -131,6 +138,7 @@ fn site_models_agree_with_every_recorded_one_op_module() {
         "local_load",
         "shared_tile",
         "pipelined_load",
+        "mma_pair",
     ] {
         for pass in [true, false] {
             assert!(

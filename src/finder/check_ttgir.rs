@@ -120,7 +120,8 @@ impl OpLine<'_> {
         let lowering = || match self.op {
             "local_alloc" | "local_store" => self.mma_store(release),
             "convert_layout" => self
-                .mma_conversion(release)
+                .mma_to_mma_scratch(release)
+                .or_else(|| self.mma_conversion(release))
                 .or_else(|| self.warp_shuffle_plan(release))
                 .or_else(|| self.accumulator_to_v2_operand(release)),
             "async_copy_global_to_local" => self.async_copy(release),
@@ -179,6 +180,18 @@ impl OpLine<'_> {
             swizzle: swizzle_of(&shared).unwrap_or(0),
         };
         sites::stmatrix::store(&store, release, &mut Trace::new(false)).err()
+    }
+
+    /// 3.1's shared-memory allocation of a conversion between two MMA
+    /// accumulators, which runs before any lowering.
+    fn mma_to_mma_scratch(&self, release: TritonVersion) -> Option<Failure> {
+        let (_, _, src) = self.tensor.as_ref()?;
+        let (_, _, dst) = typed(self.line, "-> tensor<")?;
+        let (Attr::NvidiaMma(src), Attr::NvidiaMma(dst)) = (self.attr(src)?, self.attr(&dst)?)
+        else {
+            return None;
+        };
+        sites::mma_to_mma_3_1::scratch_order(&src, &dst, release).err()
     }
 
     /// Converting to or from a Hopper MMA asks for its linear layout, from

@@ -9,6 +9,7 @@ pub mod cp_async;
 pub mod fp8_promotion;
 pub mod hopper_mma_3_1;
 pub mod local_load_rank3;
+pub mod mma_to_mma_3_1;
 pub mod nvmma_memdesc;
 pub mod operand_shared;
 pub mod shared_tile;

@@ -492,13 +492,44 @@ def random_convert_module(rng, d):
     return params, text, cap
 
 
+def random_mma_pair_module(rng, d):
+    """One random `convert_layout` from one MMA accumulator to another (v2
+    or v3, each on its own warps and instruction): (params, text,
+    capability)."""
+    shape = [rng.choice([16, 32, 64, 128, 256]), rng.choice([8, 16, 32, 64, 128])]
+    dtype = rng.choice(sorted(MLIR_TYPE))
+    ty = MLIR_TYPE[dtype]
+    warps = rng.choice([1, 2, 4, 8])
+    cap = rng.choice([80, 90, 90])
+    src = random_mma(rng, d, shape, warps, cap)
+    dst = random_mma(rng, d, shape, warps, cap)
+    dims = "x".join(map(str, shape))
+    ptr = f"!tt.ptr<{ty}>"
+    text = (f"#src = {src}\n#dst = {dst}\n" + d.header(warps, cap) +
+            f"  tt.func public @op_level(%arg0: {ptr} {{tt.divisibility = 16 : i32}}, "
+            f"%arg1: {ptr} {{tt.divisibility = 16 : i32}}) {{\n"
+            f"    %p = tt.splat %arg0 : {ptr} -> tensor<{dims}x{ptr}, #src>\n"
+            f"    %x = tt.load %p : tensor<{dims}x{ptr}, #src>\n"
+            f"    %y = {d.d}.convert_layout %x : tensor<{dims}x{ty}, #src> -> tensor<{dims}x{ty}, #dst>\n"
+            f"    %q = tt.splat %arg1 : {ptr} -> tensor<{dims}x{ptr}, #dst>\n"
+            f"    tt.store %q, %y : tensor<{dims}x{ptr}, #dst>\n"
+            f"    tt.return\n  }}\n}}\n")
+    params = {"shape": shape, "dtype": dtype, "warps": warps, "cap": cap, "src": src, "dst": dst}
+    return params, text, cap
+
+
 def fuzz(args):
     py = run_grid.resolve_python(args)
     short = run_grid.triton_short(args.triton)
     rng = random.Random(args.seed)
-    # Half store-and-read-back modules, half layout conversions.
-    cases = [(random_module if rng.random() < 0.5 else random_convert_module)(rng, Dialect(short))
-             for _ in range(args.count)]
+    # Half store-and-read-back modules, half layout conversions; with
+    # --mma-pairs, only conversions from one MMA accumulator to another
+    # (the default draws never pair two MMAs, and keep their seeds).
+    if args.mma_pairs:
+        cases = [random_mma_pair_module(rng, Dialect(short)) for _ in range(args.count)]
+    else:
+        cases = [(random_module if rng.random() < 0.5 else random_convert_module)(rng, Dialect(short))
+                 for _ in range(args.count)]
 
     def job(work, i):
         params, text, cap = cases[i]
@@ -511,6 +542,12 @@ def fuzz(args):
 
     records, _ = run_grid.run_pool(len(cases), job, args.jobs, short,
                                    lambda _i, rec: json.dumps(rec["params"]), prefix="op_fuzz-")
+    if args.out:
+        # In the recorded grid's form, so that tests/op_level.rs can replay them.
+        site = "mma_pair" if args.mma_pairs else "fuzz"
+        with open(args.out, "w") as f:
+            for rec in records:
+                f.write(json.dumps({"site": site, "triton": short, **rec}) + "\n")
     # An off-grid module has no name to find it by: print it whole.
     return compare(records, short, args.binary, lambda rec: f"{json.dumps(rec['params'])}\n{rec['module']}")
 
@@ -668,6 +705,10 @@ def main():
         c.add_argument(size, type=int, required=True)
         c.add_argument("--seed", type=int, required=True)
         c.add_argument("--jobs", type=int, default=2)
+        if name == "fuzz":
+            c.add_argument("--mma-pairs", action="store_true",
+                           help="only conversions from one MMA accumulator to another")
+            c.add_argument("--out", help="also write the compiled modules and outcomes here (JSON lines)")
     e = sub.add_parser("emit", help="write the grid's modules without compiling")
     e.add_argument("--triton", required=True)
     e.add_argument("--dir", required=True)
