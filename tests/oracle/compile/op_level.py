@@ -464,19 +464,10 @@ def random_mma(rng, d, shape, warps, cap):
             f"instrShape = [16, 8]}}>")
 
 
-def random_convert_module(rng, d):
-    """One random `convert_layout` between blocked layouts, or between a
-    blocked layout and an MMA accumulator: (params, text, capability)."""
-    shape = [rng.choice([1, 2, 4, 8, 16, 32, 64, 128]) for _ in range(2)]
-    dtype = rng.choice(sorted(MLIR_TYPE))
+def convert_module(d, shape, dtype, warps, cap, src, dst):
+    """A module that loads a rank-2 tensor in layout `src`, converts it to
+    `dst` and stores it: (params, text, capability)."""
     ty = MLIR_TYPE[dtype]
-    warps = rng.choice([1, 2, 4, 8])
-    cap = rng.choice([80, 90])
-    kind = rng.choice(["blocked", "to_mma", "from_mma"])
-    src = random_blocked(rng, d, shape, warps)
-    dst = random_blocked(rng, d, shape, warps) if kind == "blocked" else random_mma(rng, d, shape, warps, cap)
-    if kind == "from_mma":
-        src, dst = dst, src
     dims = "x".join(map(str, shape))
     ptr = f"!tt.ptr<{ty}>"
     text = (f"#src = {src}\n#dst = {dst}\n" + d.header(warps, cap) +
@@ -490,6 +481,21 @@ def random_convert_module(rng, d):
             f"    tt.return\n  }}\n}}\n")
     params = {"shape": shape, "dtype": dtype, "warps": warps, "cap": cap, "src": src, "dst": dst}
     return params, text, cap
+
+
+def random_convert_module(rng, d):
+    """One random `convert_layout` between blocked layouts, or between a
+    blocked layout and an MMA accumulator: (params, text, capability)."""
+    shape = [rng.choice([1, 2, 4, 8, 16, 32, 64, 128]) for _ in range(2)]
+    dtype = rng.choice(sorted(MLIR_TYPE))
+    warps = rng.choice([1, 2, 4, 8])
+    cap = rng.choice([80, 90])
+    kind = rng.choice(["blocked", "to_mma", "from_mma"])
+    src = random_blocked(rng, d, shape, warps)
+    dst = random_blocked(rng, d, shape, warps) if kind == "blocked" else random_mma(rng, d, shape, warps, cap)
+    if kind == "from_mma":
+        src, dst = dst, src
+    return convert_module(d, shape, dtype, warps, cap, src, dst)
 
 
 def random_mma_pair_module(rng, d):
@@ -498,24 +504,11 @@ def random_mma_pair_module(rng, d):
     capability)."""
     shape = [rng.choice([16, 32, 64, 128, 256]), rng.choice([8, 16, 32, 64, 128])]
     dtype = rng.choice(sorted(MLIR_TYPE))
-    ty = MLIR_TYPE[dtype]
     warps = rng.choice([1, 2, 4, 8])
     cap = rng.choice([80, 90, 90])
     src = random_mma(rng, d, shape, warps, cap)
     dst = random_mma(rng, d, shape, warps, cap)
-    dims = "x".join(map(str, shape))
-    ptr = f"!tt.ptr<{ty}>"
-    text = (f"#src = {src}\n#dst = {dst}\n" + d.header(warps, cap) +
-            f"  tt.func public @op_level(%arg0: {ptr} {{tt.divisibility = 16 : i32}}, "
-            f"%arg1: {ptr} {{tt.divisibility = 16 : i32}}) {{\n"
-            f"    %p = tt.splat %arg0 : {ptr} -> tensor<{dims}x{ptr}, #src>\n"
-            f"    %x = tt.load %p : tensor<{dims}x{ptr}, #src>\n"
-            f"    %y = {d.d}.convert_layout %x : tensor<{dims}x{ty}, #src> -> tensor<{dims}x{ty}, #dst>\n"
-            f"    %q = tt.splat %arg1 : {ptr} -> tensor<{dims}x{ptr}, #dst>\n"
-            f"    tt.store %q, %y : tensor<{dims}x{ptr}, #dst>\n"
-            f"    tt.return\n  }}\n}}\n")
-    params = {"shape": shape, "dtype": dtype, "warps": warps, "cap": cap, "src": src, "dst": dst}
-    return params, text, cap
+    return convert_module(d, shape, dtype, warps, cap, src, dst)
 
 
 def fuzz(args):
