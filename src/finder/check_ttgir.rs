@@ -102,11 +102,13 @@ type Typed = (Vec<u64>, String, String);
 /// One op line, with its types read and its attributes resolvable.
 struct OpLine<'a> {
     op: &'static str,
-    line: &'a str,
     /// The first `tensor<...>` on the line.
     tensor: Option<Typed>,
     /// The buffer: the first `memdesc<...>`, or an async copy's `-> <...>`.
     buffer: Option<Typed>,
+    /// The result's encoding, when the op yields a tensor (`-> tensor<...>`,
+    /// a conversion's destination).
+    result: Option<String>,
     defs: &'a Defs,
 }
 
@@ -186,8 +188,8 @@ impl OpLine<'_> {
     /// accumulators, which runs before any lowering.
     fn mma_to_mma_scratch(&self, release: TritonVersion) -> Option<Failure> {
         let (_, _, src) = self.tensor.as_ref()?;
-        let (_, _, dst) = typed(self.line, "-> tensor<")?;
-        let (Attr::NvidiaMma(src), Attr::NvidiaMma(dst)) = (self.attr(src)?, self.attr(&dst)?)
+        let (Attr::NvidiaMma(src), Attr::NvidiaMma(dst)) =
+            (self.attr(src)?, self.attr(self.result.as_ref()?)?)
         else {
             return None;
         };
@@ -207,8 +209,7 @@ impl OpLine<'_> {
         let [rows, cols] = shape[..] else {
             return None;
         };
-        let dst = typed(self.line, "-> tensor<").map(|t| t.2);
-        let mma = [Some(src.clone()), dst]
+        let mma = [Some(src.clone()), self.result.clone()]
             .into_iter()
             .flatten()
             .find_map(|name| hopper_mma(self.attr(&name)?))?;
@@ -227,7 +228,7 @@ impl OpLine<'_> {
             return None;
         }
         let (shape, _, src) = self.tensor.as_ref()?;
-        let (_, _, dst) = typed(self.line, "-> tensor<")?;
+        let dst = self.result.as_ref()?;
         let layout = |enc: &str| {
             let attr = self.attr(enc)?;
             match sites::converted(
@@ -242,7 +243,7 @@ impl OpLine<'_> {
                 Err(failure) => Some(Err(failure)),
             }
         };
-        let (src, dst) = match (layout(src)?, layout(&dst)?) {
+        let (src, dst) = match (layout(src)?, layout(dst)?) {
             (Ok(src), Ok(dst)) => (src, dst),
             (Err(failure), _) | (_, Err(failure)) => return Some(failure),
         };
@@ -257,7 +258,7 @@ impl OpLine<'_> {
             return None;
         };
         let producer = hopper_mma(self.attr(src)?)?;
-        let Attr::DotOperand(operand) = self.attr(&typed(self.line, "-> tensor<")?.2)? else {
+        let Attr::DotOperand(operand) = self.attr(self.result.as_ref()?)? else {
             return None;
         };
         let consumer = match (operand.op_idx, *operand.parent) {
@@ -341,9 +342,9 @@ pub fn check(text: &str, release: TritonVersion) -> crate::Result<Vec<Finding>> 
         };
         let op_line = OpLine {
             op,
-            line,
             tensor: typed(line, "tensor<"),
             buffer: typed(line, "memdesc<").or_else(|| typed(line, "-> <")),
+            result: typed(line, "-> tensor<").map(|t| t.2),
             defs: &defs,
         };
         if let Some(failure) = op_line.failure(release) {

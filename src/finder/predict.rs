@@ -53,30 +53,25 @@ fn frontend(cfg: &Config) -> Result<(), Failure> {
     // 3.1's `dot` asks an integer dot's lhs for 32 columns (its K); 3.2
     // spells that as a minimum N for int8 which a block type never meets
     // (`is_int8` is false on it), and 3.3 asks every 8-bit dot for K >= 32.
-    if cfg.dtype == Dtype::Int8 && cfg.triton == TritonVersion::V3_1 {
-        let min_k = dot_ks(cfg).into_iter().min().unwrap_or(u64::MAX);
-        if min_k < 32 {
-            return Err(Failure::diagnostic(
-                cfg.triton,
-                "dot shape check (triton/language/semantic.py)",
-                format!("AssertionError: small blocks not supported! (a dot has K = {min_k})"),
-            ));
-        }
+    let min_k = dot_ks(cfg).into_iter().min().unwrap_or(u64::MAX);
+    if cfg.dtype == Dtype::Int8 && cfg.triton == TritonVersion::V3_1 && min_k < 32 {
+        return Err(Failure::diagnostic(
+            cfg.triton,
+            "dot shape check (triton/language/semantic.py)",
+            format!("AssertionError: small blocks not supported! (a dot has K = {min_k})"),
+        ));
     }
-    if cfg.dtype.bits() == 8 && cfg.triton >= TritonVersion::V3_3 {
-        let min_k = dot_ks(cfg).into_iter().min().unwrap_or(u64::MAX);
-        if min_k < 32 {
-            let message = if cfg.triton >= TritonVersion::V3_7 {
-                "AssertionError: Input shapes should have M >= 1, N >= 1 and K >= 32"
-            } else {
-                "AssertionError: Input shapes should have M >= 16, N >= 16 and K >= 32"
-            };
-            return Err(Failure::diagnostic(
-                cfg.triton,
-                "dot shape check (triton/language/semantic.py)",
-                format!("{message} (a dot has K = {min_k})"),
-            ));
-        }
+    if cfg.dtype.bits() == 8 && cfg.triton >= TritonVersion::V3_3 && min_k < 32 {
+        let message = if cfg.triton >= TritonVersion::V3_7 {
+            "AssertionError: Input shapes should have M >= 1, N >= 1 and K >= 32"
+        } else {
+            "AssertionError: Input shapes should have M >= 16, N >= 16 and K >= 32"
+        };
+        return Err(Failure::diagnostic(
+            cfg.triton,
+            "dot shape check (triton/language/semantic.py)",
+            format!("{message} (a dot has K = {min_k})"),
+        ));
     }
     // After the size check, as in `dot`: the inductor kernel hands `tl.dot`
     // its accumulator, int32 for int8, and leaves `out_dtype` at its
