@@ -41,6 +41,7 @@ fn predict_agrees_with_every_recorded_compile() {
                     "int8-triton-",
                     "int8-chain-a-triton-",
                     "fp8e5-triton-",
+                    "sm89-triton-",
                 ]
                 .iter()
                 .any(|p| n.starts_with(p))
@@ -115,6 +116,7 @@ fn predict_agrees_with_every_recorded_compile() {
             ("int8-chain-a-", 120),
             ("int8-", 200),
             ("fp8e5-", 200),
+            ("sm89-", 180),
             ("dense-", 300),
             ("triton-", 800),
         ];
@@ -352,4 +354,31 @@ fn the_pre_5905_build_reproduces_triton_5882_and_3_3_fixes_it() {
     let err = predict(&wrong).unwrap_err();
     assert!(err.to_string().contains("modelled on triton 3.3"), "{err}");
     assert!(err.to_string().contains("(got 3.2)"), "{err}");
+}
+
+/// Each release-specific failure names the change that removes it, not
+/// another site's note (the accumulator check once got the fp8e4nv note).
+#[test]
+fn fixes_name_their_own_change() {
+    use linear_layout::finder::search::fix_for;
+    let cases = [
+        (
+            r#"{"pattern": "inductor-3d", "m": 64, "n": 64, "k": 32, "x": null, "dtype": "int8", "num_warps": 4, "num_stages": 2, "arch": "sm80", "triton": "3.7"}"#,
+            TritonVersion::V3_8,
+            "out_dtype",
+        ),
+        (
+            r#"{"pattern": "chain-a", "m": 32, "n": 16, "k": 128, "x": 16, "dtype": "fp8e5", "num_warps": 2, "num_stages": 3, "arch": "sm89", "triton": "3.1"}"#,
+            TritonVersion::V3_2,
+            "groups of four",
+        ),
+    ];
+    for (json, fixed_in, says) in cases {
+        let cfg: Config = serde_json::from_str(json).unwrap();
+        let p = predict(&cfg).unwrap();
+        assert_ne!(p.verdict, Verdict::Ok, "{cfg}");
+        let fix = fix_for(&cfg, p.site.as_deref().unwrap());
+        assert_eq!(fix.fixed_in, Some(fixed_in), "{cfg}");
+        assert!(fix.change.contains(says), "{cfg}: {}", fix.change);
+    }
 }

@@ -28,7 +28,7 @@ pub struct SearchArgs {
     /// Stages (default 1,2,3,4).
     #[arg(long, value_delimiter = ',')]
     num_stages: Vec<u64>,
-    /// Targets (default sm80,sm90).
+    /// Targets (default sm80,sm89,sm90).
     #[arg(long, value_delimiter = ',')]
     arch: Vec<Arch>,
     /// Search a development build instead of releases: `pre-5905` (Triton

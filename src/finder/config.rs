@@ -70,7 +70,7 @@ pub enum Dtype {
     Bf16,
     /// `fp32` (dots use tf32).
     Fp32,
-    /// `fp8e4nv` (Hopper only).
+    /// `fp8e4nv` (Ada and Hopper).
     Fp8e4nv,
     /// `fp8e5` (E5M2; Ampere too, where dots promote it to fp16).
     Fp8e5,
@@ -110,7 +110,8 @@ impl Dtype {
         }
     }
 
-    /// Whether this is an 8-bit float (promoted to fp16 for an MMA v2 dot).
+    /// Whether this is an 8-bit float (promoted to fp16 for an MMA v2 dot
+    /// but on Ada: [`Config::promoted_on_v2`]).
     pub fn is_fp8(self) -> bool {
         matches!(self, Dtype::Fp8e4nv | Dtype::Fp8e5)
     }
@@ -168,19 +169,22 @@ pub enum Arch {
     Sm80,
     /// Ampere consumer parts.
     Sm86,
+    /// Ada (fp8 without Hopper's wgmma).
+    Sm89,
     /// Hopper.
     Sm90,
 }
 
 impl Arch {
     /// Every architecture.
-    pub const ALL: [Arch; 3] = [Arch::Sm80, Arch::Sm86, Arch::Sm90];
+    pub const ALL: [Arch; 4] = [Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90];
 
     /// The compute capability.
     pub fn capability(self) -> u32 {
         match self {
             Arch::Sm80 => 80,
             Arch::Sm86 => 86,
+            Arch::Sm89 => 89,
             Arch::Sm90 => 90,
         }
     }
@@ -190,6 +194,7 @@ impl Arch {
         match self {
             Arch::Sm80 => "sm80",
             Arch::Sm86 => "sm86",
+            Arch::Sm89 => "sm89",
             Arch::Sm90 => "sm90",
         }
     }
@@ -201,7 +206,7 @@ impl std::str::FromStr for Arch {
         Arch::ALL
             .into_iter()
             .find(|a| a.name() == s)
-            .ok_or_else(|| format!("unknown arch `{s}`; expected sm80, sm86 or sm90"))
+            .ok_or_else(|| format!("unknown arch `{s}`; expected sm80, sm86, sm89 or sm90"))
     }
 }
 
@@ -332,6 +337,22 @@ impl Config {
             return bad(v.wrong_release(self.triton));
         }
         Ok(())
+    }
+
+    /// Whether an MMA v2 dot takes this configuration's fp8 operands as
+    /// they are. `decomposeMixedModeDotOp` promotes fp8 operands of a v2 dot
+    /// to fp16 except on cc 89, which has an fp8 `mma.sync`. (3.1 names
+    /// E5M2 and E4M3FNUZ as the native types, and its fp8e4nv is E4M3FNUZ;
+    /// later releases name E5M2 and E4M3FN, fp8e4nv's type there: every
+    /// release spares both.)
+    pub fn fp8_native_on_v2(&self) -> bool {
+        self.arch == Arch::Sm89 && self.dtype.is_fp8()
+    }
+
+    /// Whether an MMA v2 dot promotes this configuration's operands to fp16
+    /// (fp8 that is not native, see [`fp8_native_on_v2`](Self::fp8_native_on_v2)).
+    pub fn promoted_on_v2(&self) -> bool {
+        self.dtype.is_fp8() && !self.fp8_native_on_v2()
     }
 
     /// The number of elements the kernel's tiles hold (for ranking repros).

@@ -1,6 +1,6 @@
 //! One configuration → the verdict the real compiler gives.
 
-use super::config::{Arch, Config, ConfigError, Dtype, Pattern, Variant};
+use super::config::{Config, ConfigError, Dtype, Pattern, Variant};
 use super::decisions::{
     DotShape, Mma, choose_chain_mmas, choose_mma, coalesced_load, nvmma_swizzle,
     staged_order_before_5905,
@@ -35,10 +35,12 @@ pub fn predict_traced(cfg: &Config, trace: bool) -> Result<Prediction, ConfigErr
 }
 
 /// Checks made before any layout exists (`semantic.py`): fp8e4nv needs
-/// Hopper, an int8 dot in 3.1 and any 8-bit dot from 3.3 need K ≥ 32, and
+/// cc 89 or later (Ada, Hopper), an int8 dot in 3.1 and any 8-bit dot from 3.3 need K ≥ 32, and
 /// 3.5 to 3.7 refuse an int32 accumulator with the default `out_dtype`.
 fn frontend(cfg: &Config) -> Result<(), Failure> {
-    if cfg.dtype == Dtype::Fp8e4nv && cfg.arch != Arch::Sm90 {
+    // 3.1's `allow_fp8e4nv` and the later releases' supported fp8 types
+    // both test `capability >= 89`.
+    if cfg.dtype == Dtype::Fp8e4nv && cfg.arch.capability() < 89 {
         let message = if cfg.triton == TritonVersion::V3_1 {
             "AssertionError: Dot op does not support fp8e4nv on CUDA arch < 90"
         } else {
@@ -202,11 +204,12 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
                 store_p(cfg, &mma1, cfg.m, cfg.n, trace)?;
             } else {
                 trace.note(|| "P reaches operand A through a convert_layout".to_string());
-                // A v2 dot promotes fp8 operands to fp16 on every arch the
-                // finder knows (`decomposeMixedModeDotOp` spares only cc 89).
-                let bits = match (cfg.dtype, mma2.version) {
-                    (dtype, 2) if dtype.is_fp8() => 16,
-                    (dtype, _) => dtype.bits(),
+                // A v2 dot promotes fp8 operands to fp16 but on cc 89
+                // (`decomposeMixedModeDotOp`).
+                let bits = if mma2.version == 2 && cfg.promoted_on_v2() {
+                    16
+                } else {
+                    cfg.dtype.bits()
                 };
                 let p = sites::accumulator_to_v2::PConversion {
                     bits,
@@ -216,6 +219,14 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
                     cols: cfg.n,
                 };
                 sites::accumulator_to_v2::convert_p(&p, cfg.triton, trace)?;
+                sites::v2_shortcut_3_1::convert_p(
+                    &mma1,
+                    &mma2,
+                    [cfg.m, cfg.n],
+                    bits,
+                    cfg.triton,
+                    trace,
+                )?;
             }
         }
         Pattern::ChainB => {
@@ -245,7 +256,7 @@ fn v2_fp8_operands(
     cfg: &Config,
     trace: &mut Trace,
 ) -> Result<(), Failure> {
-    if mma.version != 2 || !dot.dtype.is_fp8() {
+    if mma.version != 2 || !cfg.promoted_on_v2() {
         return Ok(());
     }
     let operands = [

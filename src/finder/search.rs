@@ -30,7 +30,8 @@ pub struct Space {
 }
 
 impl Default for Space {
-    /// Every pattern, both archs, every release, sizes 16–128.
+    /// Every pattern, Ampere, Ada and Hopper (sm80, sm89, sm90), every
+    /// release, sizes 16–128.
     fn default() -> Self {
         Space {
             patterns: Pattern::ALL.to_vec(),
@@ -38,7 +39,7 @@ impl Default for Space {
             dtypes: Dtype::ALL.to_vec(),
             warps: vec![1, 2, 4, 8, 16, 32],
             stages: vec![1, 2, 3, 4],
-            archs: vec![Arch::Sm80, Arch::Sm90],
+            archs: vec![Arch::Sm80, Arch::Sm89, Arch::Sm90],
             releases: TritonVersion::ALL.to_vec(),
             variant: None,
         }
@@ -146,6 +147,12 @@ pub fn fix_note(site: &str, from: TritonVersion, to: TritonVersion) -> String {
         format!(
             "{to}: the front end no longer asks this dot for K >= 32 (3.2 moved the size check to the target, whose int8 test misses block types)"
         )
+    } else if site.contains("lowerMmaToDotOperand") {
+        format!(
+            "{to}: the MMA v2 → operand A shortcut packs P into 32-bit words and no longer reorders them in groups of four"
+        )
+    } else if site.contains("dot accumulator check") {
+        format!("{to}: `tl.dot`'s `out_dtype` defaults to the accumulator's type")
     } else if site.contains("semantic") {
         "none: fp8e4nv needs sm89+ in every release".into()
     } else {

@@ -14,6 +14,7 @@ pub mod nvmma_memdesc;
 pub mod operand_shared;
 pub mod shared_tile;
 pub mod stmatrix;
+pub mod v2_shortcut_3_1;
 pub mod warp_shuffle_3_3;
 
 use super::verdict::{Prediction, Step, Trace, Verdict};
