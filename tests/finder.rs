@@ -211,6 +211,26 @@ fn check_ttgir_finds_the_accumulator_kept_in_registers_for_an_mma_v2_operand() {
 }
 
 #[test]
+fn check_ttgir_finds_3_1s_partial_group_of_8_bit_words() {
+    // 3.1's TTGIR for chain-a on sm89 (fp8 stays 8-bit there): P [32x16]
+    // on 2 warps is 2 words per thread, and compiling the file aborts; P
+    // [256x16] on 8 warps is 4 words, and it compiles.
+    let abort = std::fs::read_to_string(data("sm89-chain-a-3.1.0-m32-w2.ttgir")).unwrap();
+    let findings = check(&abort, TritonVersion::V3_1).unwrap();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    let line = abort.lines().nth(findings[0].line - 1).unwrap();
+    assert!(
+        line.contains("convert_layout") && line.contains("dot_op<{opIdx = 0, parent = #mma"),
+        "{line}"
+    );
+    assert_eq!(findings[0].verdict, Verdict::Abort);
+    // 3.2 lowers the same conversion without the reorder.
+    assert_eq!(check(&abort, TritonVersion::V3_2).unwrap(), vec![]);
+    let ok = std::fs::read_to_string(data("sm89-chain-a-3.1.0-m256-w8.ttgir")).unwrap();
+    assert_eq!(check(&ok, TritonVersion::V3_1).unwrap(), vec![]);
+}
+
+#[test]
 fn shrink_keeps_the_site_and_does_not_grow() {
     let cfg: Config = serde_json::from_str(
         r#"{"pattern": "chain-b", "m": 128, "n": 64, "k": 128, "x": 128, "dtype": "bf16", "num_warps": 16, "num_stages": 3, "arch": "sm90", "triton": "3.2"}"#,

@@ -125,7 +125,8 @@ impl OpLine<'_> {
                 .mma_to_mma_scratch(release)
                 .or_else(|| self.mma_conversion(release))
                 .or_else(|| self.warp_shuffle_plan(release))
-                .or_else(|| self.accumulator_to_v2_operand(release)),
+                .or_else(|| self.accumulator_to_v2_operand(release))
+                .or_else(|| self.v2_shortcut_operand(release)),
             "async_copy_global_to_local" => self.async_copy(release),
             "local_load" => self.rank3_load(release),
             _ => None,
@@ -273,6 +274,37 @@ impl OpLine<'_> {
             cols,
         };
         sites::accumulator_to_v2::convert_p(&p, release, &mut Trace::new(false)).err()
+    }
+
+    /// An Ampere accumulator converted to operand A of a dot whose parent is
+    /// that same MMA: 3.1's register shortcut, which miscounts 8-bit values.
+    fn v2_shortcut_operand(&self, release: TritonVersion) -> Option<Failure> {
+        let (shape, ty, src) = self.tensor.as_ref()?;
+        let [rows, cols] = shape[..] else {
+            return None;
+        };
+        let source = self.attr(src)?;
+        let Attr::NvidiaMma(mma) = &source else {
+            return None;
+        };
+        let producer = Mma::from_ampere_attr(mma)?;
+        let Attr::DotOperand(operand) = self.attr(self.result.as_ref()?)? else {
+            return None;
+        };
+        // `isMmaToDotShortcut` compares the operand's parent with the source
+        // attribute as a whole.
+        if operand.op_idx != 0 || *operand.parent != source {
+            return None;
+        }
+        sites::v2_shortcut_3_1::convert_p(
+            &producer,
+            &producer,
+            [rows, cols],
+            bits_of(ty),
+            release,
+            &mut Trace::new(false),
+        )
+        .err()
     }
 
     /// The cp.async width. A dump carries no axis analysis, so the pointers
