@@ -42,6 +42,8 @@ fn predict_agrees_with_every_recorded_compile() {
                     "int8-chain-a-triton-",
                     "fp8e5-triton-",
                     "sm89-triton-",
+                    "sm120-triton-",
+                    "large-triton-",
                 ]
                 .iter()
                 .any(|p| n.starts_with(p))
@@ -117,6 +119,8 @@ fn predict_agrees_with_every_recorded_compile() {
             ("int8-", 200),
             ("fp8e5-", 200),
             ("sm89-", 180),
+            ("sm120-", 120),
+            ("large-", 40),
             ("dense-", 300),
             ("triton-", 800),
         ];

@@ -173,11 +173,14 @@ pub enum Arch {
     Sm89,
     /// Hopper.
     Sm90,
+    /// Consumer Blackwell (RTX 50 series): no MMA in 3.1 and 3.2, MMA v2
+    /// from 3.3 (no wgmma), fp8 without promotion from 3.5.
+    Sm120,
 }
 
 impl Arch {
     /// Every architecture.
-    pub const ALL: [Arch; 4] = [Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90];
+    pub const ALL: [Arch; 5] = [Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90, Arch::Sm120];
 
     /// The compute capability.
     pub fn capability(self) -> u32 {
@@ -186,6 +189,7 @@ impl Arch {
             Arch::Sm86 => 86,
             Arch::Sm89 => 89,
             Arch::Sm90 => 90,
+            Arch::Sm120 => 120,
         }
     }
 
@@ -196,6 +200,7 @@ impl Arch {
             Arch::Sm86 => "sm86",
             Arch::Sm89 => "sm89",
             Arch::Sm90 => "sm90",
+            Arch::Sm120 => "sm120",
         }
     }
 }
@@ -206,7 +211,7 @@ impl std::str::FromStr for Arch {
         Arch::ALL
             .into_iter()
             .find(|a| a.name() == s)
-            .ok_or_else(|| format!("unknown arch `{s}`; expected sm80, sm86, sm89 or sm90"))
+            .ok_or_else(|| format!("unknown arch `{s}`; expected sm80, sm86, sm89, sm90 or sm120"))
     }
 }
 
@@ -341,12 +346,18 @@ impl Config {
 
     /// Whether an MMA v2 dot takes this configuration's fp8 operands as
     /// they are. `decomposeMixedModeDotOp` promotes fp8 operands of a v2 dot
-    /// to fp16 except on cc 89, which has an fp8 `mma.sync`. (3.1 names
+    /// to fp16 unless the target has an fp8 `mma.sync`: cc 89 in every
+    /// release, and cc 120 from 3.5 (`mmav2SupportsFp8Operands`). (3.1 names
     /// E5M2 and E4M3FNUZ as the native types, and its fp8e4nv is E4M3FNUZ;
     /// later releases name E5M2 and E4M3FN, fp8e4nv's type there: every
     /// release spares both.)
     pub fn fp8_native_on_v2(&self) -> bool {
-        self.arch == Arch::Sm89 && self.dtype.is_fp8()
+        let fp8_mma = match self.arch {
+            Arch::Sm89 => true,
+            Arch::Sm120 => self.triton >= TritonVersion::V3_7,
+            _ => false,
+        };
+        fp8_mma && self.dtype.is_fp8()
     }
 
     /// Whether an MMA v2 dot promotes this configuration's operands to fp16

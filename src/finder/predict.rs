@@ -21,7 +21,9 @@ pub fn predict(cfg: &Config) -> Result<Prediction, ConfigError> {
 pub fn predict_traced(cfg: &Config, trace: bool) -> Result<Prediction, ConfigError> {
     cfg.validate()?;
     let mut t = Trace::new(trace);
-    let outcome = match frontend(cfg) {
+    let outcome = match frontend(cfg)
+        .and_then(|()| sites::mma_version::choose(cfg.arch.capability(), cfg.triton))
+    {
         Err(f) => Err(f),
         Ok(()) => match cfg.pattern {
             Pattern::Inductor3d => inductor(cfg, &mut t),

@@ -10,6 +10,7 @@ pub mod fp8_promotion;
 pub mod hopper_mma_3_1;
 pub mod local_load_rank3;
 pub mod mma_to_mma_3_1;
+pub mod mma_version;
 pub mod nvmma_memdesc;
 pub mod operand_shared;
 pub mod shared_tile;
