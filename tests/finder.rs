@@ -396,6 +396,11 @@ fn fixes_name_their_own_change() {
             TritonVersion::V3_2,
             "groups of four",
         ),
+        (
+            r#"{"pattern": "dot", "m": 64, "n": 64, "k": 64, "x": null, "dtype": "fp16", "num_warps": 4, "num_stages": 2, "arch": "sm120", "triton": "3.1"}"#,
+            TritonVersion::V3_3,
+            "Blackwell",
+        ),
     ];
     for (json, fixed_in, says) in cases {
         let cfg: Config = serde_json::from_str(json).unwrap();
