@@ -43,6 +43,7 @@ fn predict_agrees_with_every_recorded_compile() {
                     "fp8e5-triton-",
                     "sm89-triton-",
                     "sm120-triton-",
+                    "sm100-triton-",
                     "large-triton-",
                 ]
                 .iter()
@@ -120,6 +121,7 @@ fn predict_agrees_with_every_recorded_compile() {
             ("fp8e5-", 200),
             ("sm89-", 180),
             ("sm120-", 120),
+            ("sm100-", 50),
             ("large-", 40),
             ("dense-", 300),
             ("triton-", 800),

@@ -33,7 +33,7 @@ pub struct ConfigArgs {
     /// Pipeline stages: 1 to 4.
     #[arg(long, default_value_t = 2)]
     pub num_stages: u64,
-    /// Target: sm80, sm86, sm89, sm90 or sm120.
+    /// Target: sm80, sm86, sm89, sm90, sm100 or sm120.
     #[arg(long, default_value = "sm90")]
     pub arch: Arch,
     /// Triton release: 3.1, 3.2, 3.3, 3.4, 3.7 (3.5 to 3.7), 3.8 or newest (3.9).

@@ -173,6 +173,10 @@ pub enum Arch {
     Sm89,
     /// Hopper.
     Sm90,
+    /// Datacenter Blackwell (B200): no MMA in 3.1 and 3.2; from 3.3 tcgen05
+    /// (MMA v5) with tensor memory, whose layouts the finder does not
+    /// model (only the front end's checks apply there).
+    Sm100,
     /// Consumer Blackwell (RTX 50 series): no MMA in 3.1 and 3.2, MMA v2
     /// from 3.3 (no wgmma), fp8 without promotion from 3.5.
     Sm120,
@@ -180,7 +184,14 @@ pub enum Arch {
 
 impl Arch {
     /// Every architecture.
-    pub const ALL: [Arch; 5] = [Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90, Arch::Sm120];
+    pub const ALL: [Arch; 6] = [
+        Arch::Sm80,
+        Arch::Sm86,
+        Arch::Sm89,
+        Arch::Sm90,
+        Arch::Sm100,
+        Arch::Sm120,
+    ];
 
     /// The compute capability.
     pub fn capability(self) -> u32 {
@@ -189,6 +200,7 @@ impl Arch {
             Arch::Sm86 => 86,
             Arch::Sm89 => 89,
             Arch::Sm90 => 90,
+            Arch::Sm100 => 100,
             Arch::Sm120 => 120,
         }
     }
@@ -200,6 +212,7 @@ impl Arch {
             Arch::Sm86 => "sm86",
             Arch::Sm89 => "sm89",
             Arch::Sm90 => "sm90",
+            Arch::Sm100 => "sm100",
             Arch::Sm120 => "sm120",
         }
     }
@@ -211,7 +224,9 @@ impl std::str::FromStr for Arch {
         Arch::ALL
             .into_iter()
             .find(|a| a.name() == s)
-            .ok_or_else(|| format!("unknown arch `{s}`; expected sm80, sm86, sm89, sm90 or sm120"))
+            .ok_or_else(|| {
+                format!("unknown arch `{s}`; expected sm80, sm86, sm89, sm90, sm100 or sm120")
+            })
     }
 }
 

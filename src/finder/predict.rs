@@ -1,6 +1,6 @@
 //! One configuration → the verdict the real compiler gives.
 
-use super::config::{Config, ConfigError, Dtype, Pattern, Variant};
+use super::config::{Arch, Config, ConfigError, Dtype, Pattern, Variant};
 use super::decisions::{
     DotShape, Mma, choose_chain_mmas, choose_mma, coalesced_load, nvmma_swizzle,
     staged_order_before_5905,
@@ -25,6 +25,14 @@ pub fn predict_traced(cfg: &Config, trace: bool) -> Result<Prediction, ConfigErr
         .and_then(|()| sites::mma_version::choose(cfg.arch.capability(), cfg.triton))
     {
         Err(f) => Err(f),
+        // 3.3 on: tcgen05 where `supportMMA(dot, 5)` holds, MMA v2 below
+        // that. Neither path has a modelled site from 3.3 on.
+        Ok(()) if cfg.arch == Arch::Sm100 => {
+            t.note(|| {
+                "sm100: MMA v5 (tcgen05, tensor memory) or v2; their layouts are not modelled, only the front end's checks".to_string()
+            });
+            Ok(())
+        }
         Ok(()) => match cfg.pattern {
             Pattern::Inductor3d => inductor(cfg, &mut t),
             _ => dots(cfg, &mut t),

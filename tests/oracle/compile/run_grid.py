@@ -707,7 +707,7 @@ def main():
                        help="draw every parameter uniformly instead of around the known failures")
         p.add_argument("--dtype", choices=DTYPES + ("fp8e5", "int8"),
                        help="give every drawn configuration this dtype (fp8e5 and int8 are drawn only this way)")
-        p.add_argument("--arch", choices=("sm80", "sm86", "sm89", "sm90", "sm120"),
+        p.add_argument("--arch", choices=("sm80", "sm86", "sm89", "sm90", "sm100", "sm120"),
                        help="give every drawn configuration this target (sm86 is drawn only this way)")
     args = ap.parse_args()
     return {"sample": write_sample, "record": record, "check": check, "replay": replay, "child": child}[args.cmd](args)
