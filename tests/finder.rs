@@ -198,22 +198,37 @@ fn check_ttgir_finds_the_failing_op_in_fla_at_8_warps_only() {
     assert_eq!(check(&w8, TritonVersion::V3_4).unwrap(), vec![]);
 }
 
+/// `check` on the recorded dump `name` finds exactly one failure: an abort
+/// at a conversion to operand A. Returns the dump.
+fn aborts_at_one_operand_a_conversion(name: &str, release: TritonVersion) -> String {
+    let text = std::fs::read_to_string(data(name)).unwrap();
+    let findings = check(&text, release).unwrap();
+    assert_eq!(findings.len(), 1, "{name}: {findings:?}");
+    let line = text.lines().nth(findings[0].line - 1).unwrap();
+    assert!(
+        line.contains("convert_layout") && line.contains("dot_op<{opIdx = 0"),
+        "{name}: {line}"
+    );
+    assert_eq!(findings[0].verdict, Verdict::Abort, "{name}");
+    text
+}
+
+/// `check` finds nothing in the recorded dump `name`.
+fn passes(name: &str, release: TritonVersion) {
+    let text = std::fs::read_to_string(data(name)).unwrap();
+    assert_eq!(check(&text, release).unwrap(), vec![], "{name}");
+}
+
 #[test]
 fn check_ttgir_finds_the_accumulator_kept_in_registers_for_an_mma_v2_operand() {
     // 3.2's TTGIR for chain-a 128x16x64, X = 32, fp8, 16 warps (compiling
     // it crashes), and the same module with the v2 MMA's warps along N
     // instead (it compiles): only the first takes the register shortcut.
-    let crash = std::fs::read_to_string(data("fp8-chain-a-3.2.0-w16.ttgir")).unwrap();
-    let findings = check(&crash, TritonVersion::V3_2).unwrap();
-    assert_eq!(findings.len(), 1, "{findings:?}");
-    let line = crash.lines().nth(findings[0].line - 1).unwrap();
-    assert!(
-        line.contains("convert_layout") && line.contains("dot_op<{opIdx = 0"),
-        "{line}"
+    aborts_at_one_operand_a_conversion("fp8-chain-a-3.2.0-w16.ttgir", TritonVersion::V3_2);
+    passes(
+        "fp8-chain-a-3.2.0-w16-v2-warps-along-n.ttgir",
+        TritonVersion::V3_2,
     );
-    assert_eq!(findings[0].verdict, Verdict::Abort);
-    let ok = std::fs::read_to_string(data("fp8-chain-a-3.2.0-w16-v2-warps-along-n.ttgir")).unwrap();
-    assert_eq!(check(&ok, TritonVersion::V3_2).unwrap(), vec![]);
 }
 
 #[test]
@@ -221,19 +236,13 @@ fn check_ttgir_finds_3_1s_partial_group_of_8_bit_words() {
     // 3.1's TTGIR for chain-a on sm89 (fp8 stays 8-bit there): P [32x16]
     // on 2 warps is 2 words per thread, and compiling the file aborts; P
     // [256x16] on 8 warps is 4 words, and it compiles.
-    let abort = std::fs::read_to_string(data("sm89-chain-a-3.1.0-m32-w2.ttgir")).unwrap();
-    let findings = check(&abort, TritonVersion::V3_1).unwrap();
-    assert_eq!(findings.len(), 1, "{findings:?}");
-    let line = abort.lines().nth(findings[0].line - 1).unwrap();
-    assert!(
-        line.contains("convert_layout") && line.contains("dot_op<{opIdx = 0, parent = #mma"),
-        "{line}"
-    );
-    assert_eq!(findings[0].verdict, Verdict::Abort);
+    let abort =
+        aborts_at_one_operand_a_conversion("sm89-chain-a-3.1.0-m32-w2.ttgir", TritonVersion::V3_1);
+    // The operand's parent is the source MMA itself: the shortcut's case.
+    assert!(abort.contains("dot_op<{opIdx = 0, parent = #mma, kWidth = 4}>"));
     // 3.2 lowers the same conversion without the reorder.
-    assert_eq!(check(&abort, TritonVersion::V3_2).unwrap(), vec![]);
-    let ok = std::fs::read_to_string(data("sm89-chain-a-3.1.0-m256-w8.ttgir")).unwrap();
-    assert_eq!(check(&ok, TritonVersion::V3_1).unwrap(), vec![]);
+    passes("sm89-chain-a-3.1.0-m32-w2.ttgir", TritonVersion::V3_2);
+    passes("sm89-chain-a-3.1.0-m256-w8.ttgir", TritonVersion::V3_1);
 }
 
 #[test]
