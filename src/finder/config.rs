@@ -70,7 +70,7 @@ pub enum Dtype {
     Bf16,
     /// `fp32` (dots use tf32).
     Fp32,
-    /// `fp8e4nv` (Ada and Hopper).
+    /// `fp8e4nv` (compute capability 89 and up: Ada, Hopper, Blackwell).
     Fp8e4nv,
     /// `fp8e5` (E5M2; Ampere too, where dots promote it to fp16).
     Fp8e5,
@@ -111,7 +111,7 @@ impl Dtype {
     }
 
     /// Whether this is an 8-bit float (promoted to fp16 for an MMA v2 dot
-    /// but on Ada: [`Config::promoted_on_v2`]).
+    /// unless the target has an fp8 `mma.sync`: [`Config::promoted_on_v2`]).
     pub fn is_fp8(self) -> bool {
         matches!(self, Dtype::Fp8e4nv | Dtype::Fp8e5)
     }

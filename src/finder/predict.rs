@@ -45,8 +45,9 @@ pub fn predict_traced(cfg: &Config, trace: bool) -> Result<Prediction, ConfigErr
 }
 
 /// Checks made before any layout exists (`semantic.py`): fp8e4nv needs
-/// cc 89 or later (Ada, Hopper), an int8 dot in 3.1 and any 8-bit dot from 3.3 need K ≥ 32, and
-/// 3.5 to 3.7 refuse an int32 accumulator with the default `out_dtype`.
+/// compute capability 89 or more, an int8 dot in 3.1 and any 8-bit dot
+/// from 3.3 need K ≥ 32, and 3.5 to 3.7 refuse an int32 accumulator with
+/// the default `out_dtype`.
 fn frontend(cfg: &Config) -> Result<(), Failure> {
     // 3.1's `allow_fp8e4nv` and the later releases' supported fp8 types
     // both test `capability >= 89`.
@@ -214,8 +215,8 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
                 store_p(cfg, &mma1, cfg.m, cfg.n, trace)?;
             } else {
                 trace.note(|| "P reaches operand A through a convert_layout".to_string());
-                // A v2 dot promotes fp8 operands to fp16 but on cc 89
-                // (`decomposeMixedModeDotOp`).
+                // A v2 dot promotes fp8 operands to fp16 unless the target
+                // has an fp8 `mma.sync` (`decomposeMixedModeDotOp`).
                 let bits = if mma2.version == 2 && cfg.promoted_on_v2() {
                     16
                 } else {
