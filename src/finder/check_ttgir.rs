@@ -296,15 +296,14 @@ impl OpLine<'_> {
         if operand.op_idx != 0 || *operand.parent != source {
             return None;
         }
-        sites::v2_shortcut_3_1::convert_p(
-            &producer,
-            &producer,
-            [rows, cols],
-            bits_of(ty),
-            release,
-            &mut Trace::new(false),
-        )
-        .err()
+        let p = sites::accumulator_to_v2::PConversion {
+            bits: bits_of(ty),
+            producer: &producer,
+            consumer: &producer,
+            rows,
+            cols,
+        };
+        sites::v2_shortcut_3_1::convert_p(&p, release, &mut Trace::new(false)).err()
     }
 
     /// The cp.async width. A dump carries no axis analysis, so the pointers

@@ -230,14 +230,7 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
                     cols: cfg.n,
                 };
                 sites::accumulator_to_v2::convert_p(&p, cfg.triton, trace)?;
-                sites::v2_shortcut_3_1::convert_p(
-                    &mma1,
-                    &mma2,
-                    [cfg.m, cfg.n],
-                    bits,
-                    cfg.triton,
-                    trace,
-                )?;
+                sites::v2_shortcut_3_1::convert_p(&p, cfg.triton, trace)?;
             }
         }
         Pattern::ChainB => {

@@ -24,9 +24,9 @@
 //! M = 256 on 8 warps (`repM = 2`). 3.2 lowers this conversion another way
 //! and compiles all three.
 
+use super::accumulator_to_v2::PConversion;
 use super::{Failure, converted};
 use crate::dim::Dim;
-use crate::finder::decisions::Mma;
 use crate::finder::verdict::Trace;
 use crate::triton::TritonVersion;
 use crate::triton::attr::Attr;
@@ -37,16 +37,20 @@ fn per_word(bits: u64) -> u64 {
     (32 / bits.max(1)).max(1)
 }
 
-/// P (`rows × cols`, `bits` bits per element where it is converted) moving
-/// from dot 1's v2 accumulator to operand A of dot 2.
+/// 3.1's shortcut on P's conversion (the same description as
+/// [`accumulator_to_v2`](super::accumulator_to_v2)'s).
 pub fn convert_p(
-    producer: &Mma,
-    consumer: &Mma,
-    [rows, cols]: [u64; 2],
-    bits: u64,
+    p: &PConversion<'_>,
     release: TritonVersion,
     trace: &mut Trace,
 ) -> Result<(), Failure> {
+    let PConversion {
+        bits,
+        producer,
+        consumer,
+        rows,
+        cols,
+    } = *p;
     if release != TritonVersion::V3_1 || producer.version != 2 {
         return Ok(());
     }
@@ -90,6 +94,7 @@ pub fn convert_p(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::finder::decisions::Mma;
 
     fn v2(warps: [u64; 2]) -> Mma {
         Mma {
@@ -99,9 +104,15 @@ mod tests {
         }
     }
 
-    fn outcome(mma: &Mma, shape: [u64; 2], bits: u64) -> bool {
-        let mut trace = Trace::new(false);
-        convert_p(mma, mma, shape, bits, TritonVersion::V3_1, &mut trace).is_ok()
+    fn outcome(mma: &Mma, [rows, cols]: [u64; 2], bits: u64) -> bool {
+        let p = PConversion {
+            bits,
+            producer: mma,
+            consumer: mma,
+            rows,
+            cols,
+        };
+        convert_p(&p, TritonVersion::V3_1, &mut Trace::new(false)).is_ok()
     }
 
     /// The three chain-a shapes measured on 3.1.0 (see the module docs),
@@ -123,9 +134,17 @@ mod tests {
     fn other_releases_and_different_mmas_are_left_alone() {
         let mut trace = Trace::new(false);
         let (a, b) = (v2([2, 1]), v2([1, 2]));
+        let p = |consumer| PConversion {
+            bits: 8,
+            producer: &a,
+            consumer,
+            rows: 32,
+            cols: 16,
+        };
         for release in [TritonVersion::V3_2, TritonVersion::V3_3] {
-            assert!(convert_p(&a, &a, [32, 16], 8, release, &mut trace).is_ok());
+            assert!(convert_p(&p(&a), release, &mut trace).is_ok());
         }
-        assert!(convert_p(&a, &b, [32, 16], 8, TritonVersion::V3_1, &mut trace).is_ok());
+        assert!(convert_p(&p(&a), TritonVersion::V3_1, &mut trace).is_err());
+        assert!(convert_p(&p(&b), TritonVersion::V3_1, &mut trace).is_ok());
     }
 }
