@@ -44,6 +44,7 @@ fn predict_agrees_with_every_recorded_compile() {
                     "sm89-triton-",
                     "sm120-triton-",
                     "sm100-triton-",
+                    "sm100-fp8-triton-",
                     "large-triton-",
                 ]
                 .iter()
@@ -121,6 +122,7 @@ fn predict_agrees_with_every_recorded_compile() {
             ("fp8e5-", 200),
             ("sm89-", 180),
             ("sm120-", 120),
+            ("sm100-fp8-", 32),
             ("sm100-", 50),
             ("large-", 40),
             ("dense-", 300),
@@ -411,6 +413,11 @@ fn fixes_name_their_own_change() {
             r#"{"pattern": "dot", "m": 64, "n": 64, "k": 64, "x": null, "dtype": "fp16", "num_warps": 4, "num_stages": 2, "arch": "sm120", "triton": "3.1"}"#,
             TritonVersion::V3_3,
             "Blackwell",
+        ),
+        (
+            r#"{"pattern": "chain-a", "m": 128, "n": 128, "k": 64, "x": 16, "dtype": "fp8e4nv", "num_warps": 4, "num_stages": 3, "arch": "sm100", "triton": "3.3"}"#,
+            TritonVersion::V3_4,
+            "MMA v5 operand",
         ),
     ];
     for (json, fixed_in, says) in cases {

@@ -175,7 +175,7 @@ pub enum Arch {
     Sm90,
     /// Datacenter Blackwell (B200): no MMA in 3.1 and 3.2; from 3.3 tcgen05
     /// (MMA v5) with tensor memory, whose layouts the finder does not
-    /// model (only the front end's checks apply there).
+    /// model beyond 3.3's operand buffer (and the front end's checks).
     Sm100,
     /// Consumer Blackwell (RTX 50 series): no MMA in 3.1 and 3.2, MMA v2
     /// from 3.3 (no wgmma), fp8 without promotion from 3.5.

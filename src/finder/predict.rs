@@ -26,12 +26,12 @@ pub fn predict_traced(cfg: &Config, trace: bool) -> Result<Prediction, ConfigErr
     {
         Err(f) => Err(f),
         // 3.3 on: tcgen05 where `supportMMA(dot, 5)` holds, MMA v2 below
-        // that. Neither path has a modelled site from 3.3 on.
+        // that. Only 3.3's operand buffer is modelled.
         Ok(()) if cfg.arch == Arch::Sm100 => {
             t.note(|| {
-                "sm100: MMA v5 (tcgen05, tensor memory) or v2; their layouts are not modelled, only the front end's checks".to_string()
+                "sm100: MMA v5 (tcgen05, tensor memory) or v2; their layouts are not modelled beyond 3.3's operand B buffer".to_string()
             });
-            Ok(())
+            tcgen05_dots(cfg)
         }
         Ok(()) => match cfg.pattern {
             Pattern::Inductor3d => inductor(cfg, &mut t),
@@ -42,6 +42,27 @@ pub fn predict_traced(cfg: &Config, trace: bool) -> Result<Prediction, ConfigErr
         Ok(()) => Prediction::ok(t.into_steps()),
         Err(f) => f.into_prediction(t.into_steps()),
     })
+}
+
+/// The pattern's dots on sm100, through 3.3's buffer for each loaded
+/// operand B (a chain's second dot takes its loaded operand, or P, with N
+/// fastest all the same).
+fn tcgen05_dots(cfg: &Config) -> Result<(), Failure> {
+    let shapes = match cfg.pattern {
+        Pattern::ChainA => vec![(cfg.m, cfg.n), (cfg.m, cfg.x.unwrap_or(cfg.n))],
+        Pattern::ChainB => vec![(cfg.m, cfg.n), (cfg.x.unwrap_or(cfg.m), cfg.n)],
+        _ => vec![(cfg.m, cfg.n)],
+    };
+    for (m, n) in shapes {
+        let dot = sites::tcgen05_operand_3_3::Dot {
+            m,
+            n,
+            dtype: cfg.dtype,
+            num_warps: cfg.num_warps,
+        };
+        sites::tcgen05_operand_3_3::operand_b(&dot, cfg.triton)?;
+    }
+    Ok(())
 }
 
 /// Checks made before any layout exists (`semantic.py`): fp8e4nv needs

@@ -147,6 +147,10 @@ pub fn fix_note(site: &str, from: TritonVersion, to: TritonVersion) -> String {
         format!(
             "{to}: the front end no longer asks this dot for K >= 32 (3.2 moved the size check to the target, whose int8 test misses block types)"
         )
+    } else if site.contains("MMA v5 operand") {
+        format!(
+            "{to}: the NVMMA encoding builder no longer gives up on an MMA v5 operand narrower than 32 bytes"
+        )
     } else if site.contains("getMMAVersionSafe") {
         format!(
             "{to}: the MMA version chooser knows Blackwell (v5 then v2 below cc 110, v2 alone below 130)"

@@ -15,6 +15,7 @@ pub mod nvmma_memdesc;
 pub mod operand_shared;
 pub mod shared_tile;
 pub mod stmatrix;
+pub mod tcgen05_operand_3_3;
 pub mod v2_shortcut_3_1;
 pub mod warp_shuffle_3_3;
 

@@ -1,0 +1,84 @@
+//! Triton 3.3's shared layout for an operand of a tcgen05 dot (MMA v5,
+//! sm100). `AccelerateMatmul` gives each operand an NVMMA shared encoding
+//! whose builder picks the swizzle from the operand's contiguous bytes
+//! (128, 64 or 32) and reaches `llvm_unreachable("unsupported shared memory
+//! layout for MMAv3")` below 32. A loaded operand B keeps its load's order,
+//! N fastest, even for 8-bit types (wgmma transposes those to K fastest),
+//! so an fp8 dot with N = 16 has 16 contiguous bytes. Operand A is K
+//! fastest, and 8-bit K is at least 32 (the front end's check). 3.4's
+//! builder no longer ends there.
+//!
+//! A dot takes v5 in 3.3 (`supportMMA(dot, 5)`) when its types are not
+//! integers, it is rank 2, it has 4 or 8 warps, and M % 64 == 0 and
+//! N % 8 == 0; otherwise it falls back to MMA v2 and keeps no NVMMA buffer.
+//! Measured on 3.3.1: every fp8 dot with N = 16 that takes v5 fails here
+//! (`dot`, either dot of a chain, `inductor-3d`), and none with N = 32, M =
+//! 32, 16 warps or int8 does (`tests/data/compile/sm100-*`).
+
+use super::Failure;
+use crate::finder::config::Dtype;
+use crate::triton::TritonVersion;
+
+/// One dot's result shape, `m × n`, with `dtype` operands on `num_warps`.
+pub struct Dot {
+    /// Result rows.
+    pub m: u64,
+    /// Result columns (operand B's contiguous dim).
+    pub n: u64,
+    /// Operand element type.
+    pub dtype: Dtype,
+    /// Warps of the kernel.
+    pub num_warps: u64,
+}
+
+/// Whether 3.3 lowers `dot` to tcgen05.
+fn takes_v5(dot: &Dot) -> bool {
+    dot.dtype != Dtype::Int8 && matches!(dot.num_warps, 4 | 8) && dot.m % 64 == 0 && dot.n % 8 == 0
+}
+
+/// 3.3's NVMMA encoding for the loaded operand B of `dot` on sm100.
+pub fn operand_b(dot: &Dot, release: TritonVersion) -> Result<(), Failure> {
+    if release != TritonVersion::V3_3 || !takes_v5(dot) {
+        return Ok(());
+    }
+    let contiguous_bytes = dot.n * dot.dtype.bits() / 8;
+    if contiguous_bytes >= 32 {
+        return Ok(());
+    }
+    Err(Failure::assertion(
+        release,
+        "NVMMASharedEncodingAttr builder for an MMA v5 operand (include/triton/Dialect/TritonGPU/IR/TritonGPUAttrDefs.td:461)",
+        format!(
+            "unsupported shared memory layout for MMAv3 -- UNREACHABLE executed (operand B: {contiguous_bytes} contiguous bytes)"
+        ),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fails(m: u64, n: u64, dtype: Dtype, num_warps: u64, release: TritonVersion) -> bool {
+        let dot = Dot {
+            m,
+            n,
+            dtype,
+            num_warps,
+        };
+        operand_b(&dot, release).is_err()
+    }
+
+    /// The 3.3.1 probe's cases (see the module docs).
+    #[test]
+    fn fp8_with_sixteen_columns_on_tcgen05() {
+        let v = TritonVersion::V3_3;
+        assert!(fails(128, 16, Dtype::Fp8e4nv, 4, v));
+        assert!(fails(64, 16, Dtype::Fp8e5, 8, v));
+        assert!(!fails(128, 32, Dtype::Fp8e4nv, 4, v));
+        assert!(!fails(32, 16, Dtype::Fp8e4nv, 4, v));
+        assert!(!fails(128, 16, Dtype::Fp8e4nv, 16, v));
+        assert!(!fails(128, 16, Dtype::Int8, 4, v));
+        assert!(!fails(128, 16, Dtype::Fp16, 4, v));
+        assert!(!fails(128, 16, Dtype::Fp8e4nv, 4, TritonVersion::V3_4));
+    }
+}
