@@ -48,21 +48,33 @@ pub fn predict_traced(cfg: &Config, trace: bool) -> Result<Prediction, ConfigErr
 /// operand B (a chain's second dot takes its loaded operand, or P, with N
 /// fastest all the same).
 fn tcgen05_dots(cfg: &Config) -> Result<(), Failure> {
-    let shapes = match cfg.pattern {
-        Pattern::ChainA => vec![(cfg.m, cfg.n), (cfg.m, cfg.x.unwrap_or(cfg.n))],
-        Pattern::ChainB => vec![(cfg.m, cfg.n), (cfg.x.unwrap_or(cfg.m), cfg.n)],
-        _ => vec![(cfg.m, cfg.n)],
-    };
-    for (m, n) in shapes {
-        let dot = sites::tcgen05_operand_3_3::Dot {
-            m,
-            n,
-            dtype: cfg.dtype,
-            num_warps: cfg.num_warps,
-        };
-        sites::tcgen05_operand_3_3::operand_b(&dot, cfg.triton)?;
+    let (d1, d2) = pattern_dots(cfg);
+    for dot in std::iter::once(d1).chain(d2) {
+        sites::tcgen05_operand_3_3::operand_b(&dot, cfg.num_warps, cfg.triton)?;
     }
     Ok(())
+}
+
+/// The pattern's dots: the first, and a chain's second, O[M,X] = P[M,N] ·
+/// C[N,X] (chain-a: P is operand A) or O[X,N] = D[X,M] · P[M,N] (chain-b:
+/// P is operand B).
+fn pattern_dots(cfg: &Config) -> (DotShape, Option<DotShape>) {
+    let dot = |m, n, k, chained| DotShape {
+        m,
+        n,
+        k,
+        dtype: cfg.dtype,
+        chained,
+    };
+    let first = dot(cfg.m, cfg.n, cfg.k, cfg.pattern.is_chain());
+    // `validate` guarantees a chain's x.
+    let x = cfg.x.unwrap_or(0);
+    let second = match cfg.pattern {
+        Pattern::ChainA => Some(dot(cfg.m, x, cfg.n, false)),
+        Pattern::ChainB => Some(dot(x, cfg.n, cfg.m, false)),
+        _ => None,
+    };
+    (first, second)
 }
 
 /// Checks made before any layout exists (`semantic.py`): fp8e4nv needs
@@ -87,7 +99,8 @@ fn frontend(cfg: &Config) -> Result<(), Failure> {
     // 3.1's `dot` asks an integer dot's lhs for 32 columns (its K); 3.2
     // spells that as a minimum N for int8 which a block type never meets
     // (`is_int8` is false on it), and 3.3 asks every 8-bit dot for K >= 32.
-    let min_k = dot_ks(cfg).into_iter().min().unwrap_or(u64::MAX);
+    let (d1, d2) = pattern_dots(cfg);
+    let min_k = d2.map_or(d1.k, |d2| d1.k.min(d2.k));
     if cfg.dtype == Dtype::Int8 && cfg.triton == TritonVersion::V3_1 && min_k < 32 {
         return Err(Failure::diagnostic(
             cfg.triton,
@@ -123,15 +136,6 @@ fn frontend(cfg: &Config) -> Result<(), Failure> {
         ));
     }
     Ok(())
-}
-
-/// The reduction sizes of the pattern's dots.
-fn dot_ks(cfg: &Config) -> Vec<u64> {
-    match cfg.pattern {
-        Pattern::ChainA => vec![cfg.k, cfg.n],
-        Pattern::ChainB => vec![cfg.k, cfg.m],
-        _ => vec![cfg.k],
-    }
 }
 
 fn describe(name: &str, dot: &DotShape, mma: &Mma, release: TritonVersion) -> String {
@@ -182,33 +186,7 @@ fn v3_operands(
 /// `dot`, `chain-a` and `chain-b`.
 fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
     let release = cfg.triton;
-    let d1 = DotShape {
-        m: cfg.m,
-        n: cfg.n,
-        k: cfg.k,
-        dtype: cfg.dtype,
-        chained: cfg.pattern.is_chain(),
-    };
-    let x = cfg.x.unwrap_or(0);
-    // The second dot: O[M,X] = P[M,N] · C[N,X] (chain-a, P is operand A) or
-    // O[X,N] = D[X,M] · P[M,N] (chain-b, P is operand B).
-    let d2 = match cfg.pattern {
-        Pattern::ChainA => Some(DotShape {
-            m: cfg.m,
-            n: x,
-            k: cfg.n,
-            dtype: cfg.dtype,
-            chained: false,
-        }),
-        Pattern::ChainB => Some(DotShape {
-            m: x,
-            n: cfg.n,
-            k: cfg.m,
-            dtype: cfg.dtype,
-            chained: false,
-        }),
-        _ => None,
-    };
+    let (d1, d2) = pattern_dots(cfg);
     let (mma1, mma2) = match &d2 {
         Some(d2) => {
             let (mma1, mma2) = choose_chain_mmas(cfg, &d1, d2);
@@ -367,13 +345,7 @@ fn store_p(
 /// stays on the dot operand whatever the loads cost (see
 /// [`sites::fp8_promotion`]).
 fn inductor(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
-    let d = DotShape {
-        m: cfg.m,
-        n: cfg.n,
-        k: cfg.k,
-        dtype: cfg.dtype,
-        chained: false,
-    };
+    let (d, _) = pattern_dots(cfg);
     let mma = choose_mma(cfg, &d);
     trace.note(|| describe("dot", &d, &mma, cfg.triton));
     if mma.version == 3 {

@@ -17,28 +17,17 @@
 
 use super::Failure;
 use crate::finder::config::Dtype;
+use crate::finder::decisions::DotShape;
 use crate::triton::TritonVersion;
 
-/// One dot's result shape, `m × n`, with `dtype` operands on `num_warps`.
-pub struct Dot {
-    /// Result rows.
-    pub m: u64,
-    /// Result columns (operand B's contiguous dim).
-    pub n: u64,
-    /// Operand element type.
-    pub dtype: Dtype,
-    /// Warps of the kernel.
-    pub num_warps: u64,
-}
-
-/// Whether 3.3 lowers `dot` to tcgen05.
-fn takes_v5(dot: &Dot) -> bool {
-    dot.dtype != Dtype::Int8 && matches!(dot.num_warps, 4 | 8) && dot.m % 64 == 0 && dot.n % 8 == 0
+/// Whether 3.3 lowers `dot` to tcgen05 on `num_warps` warps.
+fn takes_v5(dot: &DotShape, num_warps: u64) -> bool {
+    dot.dtype != Dtype::Int8 && matches!(num_warps, 4 | 8) && dot.m % 64 == 0 && dot.n % 8 == 0
 }
 
 /// 3.3's NVMMA encoding for the loaded operand B of `dot` on sm100.
-pub fn operand_b(dot: &Dot, release: TritonVersion) -> Result<(), Failure> {
-    if release != TritonVersion::V3_3 || !takes_v5(dot) {
+pub fn operand_b(dot: &DotShape, num_warps: u64, release: TritonVersion) -> Result<(), Failure> {
+    if release != TritonVersion::V3_3 || !takes_v5(dot, num_warps) {
         return Ok(());
     }
     let contiguous_bytes = dot.n * dot.dtype.bits() / 8;
@@ -59,13 +48,14 @@ mod tests {
     use super::*;
 
     fn fails(m: u64, n: u64, dtype: Dtype, num_warps: u64, release: TritonVersion) -> bool {
-        let dot = Dot {
+        let dot = DotShape {
             m,
             n,
+            k: 64,
             dtype,
-            num_warps,
+            chained: false,
         };
-        operand_b(&dot, release).is_err()
+        operand_b(&dot, num_warps, release).is_err()
     }
 
     /// The 3.3.1 probe's cases (see the module docs).
