@@ -204,13 +204,16 @@ pub fn run(args: SearchArgs) -> Result<(), String> {
         "== Fix validation: the first release that compiles each failing configuration\n"
     );
     for g in &report.groups {
-        let mut fixes: BTreeMap<String, (Option<TritonVersion>, usize)> = BTreeMap::new();
+        // Keyed by release and change together: one change can be the first
+        // to compile some configurations and be followed by another site's
+        // failure for others.
+        let mut fixes: BTreeMap<(Option<TritonVersion>, String), usize> = BTreeMap::new();
         for c in &g.configs {
             let f = fix_for(c, &g.site);
-            fixes.entry(f.change).or_insert((f.fixed_in, 0)).1 += 1;
+            *fixes.entry((f.fixed_in, f.change)).or_default() += 1;
         }
         let _ = writeln!(out, "Triton {} — {}", build(g.release), g.site);
-        for (change, (release, n)) in fixes {
+        for ((release, change), n) in fixes {
             let _ = match release {
                 Some(r) => writeln!(out, "  {n} fixed in {r}: {change}"),
                 None => writeln!(out, "  {n}: {change}"),
