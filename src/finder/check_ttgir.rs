@@ -125,8 +125,7 @@ impl OpLine<'_> {
                 .mma_to_mma_scratch(release)
                 .or_else(|| self.mma_conversion(release))
                 .or_else(|| self.warp_shuffle_plan(release))
-                .or_else(|| self.accumulator_to_v2_operand(release))
-                .or_else(|| self.v2_shortcut_operand(release)),
+                .or_else(|| self.accumulator_to_v2_operand(release)),
             "async_copy_global_to_local" => self.async_copy(release),
             "local_load" => self.rank3_load(release),
             _ => None,
@@ -251,19 +250,25 @@ impl OpLine<'_> {
         sites::warp_shuffle_3_3::plan(&src, &dst).err()
     }
 
-    /// A Hopper accumulator converted to operand A of an Ampere (v2) MMA,
-    /// which 3.2 may keep in registers and then fail to lower.
+    /// An MMA accumulator converted to operand A of an Ampere (v2) dot: P's
+    /// conversion, which 3.2 may keep in registers from a Hopper
+    /// accumulator, and 3.1 from the operand's own MMA, and then fail to
+    /// lower.
     fn accumulator_to_v2_operand(&self, release: TritonVersion) -> Option<Failure> {
         let (shape, ty, src) = self.tensor.as_ref()?;
         let [rows, cols] = shape[..] else {
             return None;
         };
-        let producer = hopper_mma(self.attr(src)?)?;
+        let source = self.attr(src)?;
+        let Attr::NvidiaMma(mma) = &source else {
+            return None;
+        };
+        let producer = Mma::from_hopper_attr(mma).or_else(|| Mma::from_ampere_attr(mma))?;
         let Attr::DotOperand(operand) = self.attr(self.result.as_ref()?)? else {
             return None;
         };
-        let consumer = match (operand.op_idx, *operand.parent) {
-            (0, Attr::NvidiaMma(m)) => Mma::from_ampere_attr(&m)?,
+        let consumer = match (operand.op_idx, &*operand.parent) {
+            (0, Attr::NvidiaMma(m)) => Mma::from_ampere_attr(m)?,
             _ => return None,
         };
         let p = sites::accumulator_to_v2::PConversion {
@@ -273,37 +278,17 @@ impl OpLine<'_> {
             rows,
             cols,
         };
-        sites::accumulator_to_v2::convert_p(&p, release, &mut Trace::new(false)).err()
-    }
-
-    /// An Ampere accumulator converted to operand A of a dot whose parent is
-    /// that same MMA: 3.1's register shortcut, which miscounts 8-bit values.
-    fn v2_shortcut_operand(&self, release: TritonVersion) -> Option<Failure> {
-        let (shape, ty, src) = self.tensor.as_ref()?;
-        let [rows, cols] = shape[..] else {
-            return None;
-        };
-        let source = self.attr(src)?;
-        let Attr::NvidiaMma(mma) = &source else {
-            return None;
-        };
-        let producer = Mma::from_ampere_attr(mma)?;
-        let Attr::DotOperand(operand) = self.attr(self.result.as_ref()?)? else {
-            return None;
-        };
-        // `isMmaToDotShortcut` compares the operand's parent with the source
-        // attribute as a whole.
-        if operand.op_idx != 0 || *operand.parent != source {
-            return None;
-        }
-        let p = sites::accumulator_to_v2::PConversion {
-            bits: bits_of(ty),
-            producer: &producer,
-            consumer: &producer,
-            rows,
-            cols,
-        };
-        sites::v2_shortcut_3_1::convert_p(&p, release, &mut Trace::new(false)).err()
+        let mut trace = Trace::new(false);
+        // 3.1's `isMmaToDotShortcut` compares the operand's parent with the
+        // source attribute as a whole, not just the fields `Mma` keeps.
+        let same_attr = *operand.parent == source;
+        sites::accumulator_to_v2::convert_p(&p, release, &mut trace)
+            .err()
+            .or_else(|| {
+                same_attr
+                    .then(|| sites::v2_shortcut_3_1::convert_p(&p, release, &mut trace).err())
+                    .flatten()
+            })
     }
 
     /// The cp.async width. A dump carries no axis analysis, so the pointers

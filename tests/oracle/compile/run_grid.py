@@ -708,7 +708,7 @@ def main():
         p.add_argument("--dtype", choices=DTYPES + ("fp8e5", "int8"),
                        help="give every drawn configuration this dtype (fp8e5 and int8 are drawn only this way)")
         p.add_argument("--arch", choices=("sm80", "sm86", "sm89", "sm90", "sm100", "sm120"),
-                       help="give every drawn configuration this target (sm86 is drawn only this way)")
+                       help="give every drawn configuration this target (the samplers draw only sm80 and sm90)")
     args = ap.parse_args()
     return {"sample": write_sample, "record": record, "check": check, "replay": replay, "child": child}[args.cmd](args)
 
