@@ -106,16 +106,21 @@ impl<const N: usize> SpanBasis<N> {
 pub(crate) struct Tops {
     /// The highest bit of each nonzero column.
     seen: u64,
-    nonzero: u32,
+    /// How many columns were zero. Zero columns are the rarer kind, so
+    /// counting them, not the others, keeps the common path one step
+    /// shorter.
+    zeros: u32,
 }
 
 impl Tops {
     /// Notes one more column.
     #[inline(always)]
     pub(crate) fn add(&mut self, column: u64) {
-        if column != 0 {
+        if column == 0 {
+            rarely();
+            self.zeros += 1;
+        } else {
             self.seen |= 1 << column.ilog2();
-            self.nonzero += 1;
         }
     }
 
@@ -127,9 +132,13 @@ impl Tops {
     pub(crate) fn rank(&self, columns: &[u64]) -> u32 {
         // Distinct highest bits: their count is the rank. They most often
         // fill the low bits exactly (a surjective layout), which is
-        // checked without counting them.
-        if self.seen == low_mask(self.nonzero) || self.seen.count_ones() == self.nonzero {
-            return self.nonzero;
+        // checked without counting them: `seen + 1 == 2^nonzero`. With 64
+        // columns the shift wraps to 1 and the test fails, leaving it to
+        // the count.
+        let nonzero = columns.len() as u32 - self.zeros;
+        let fills_low_bits = self.seen.wrapping_add(1) == 1u64.wrapping_shl(nonzero);
+        if fills_low_bits || self.seen.count_ones() == nonzero {
+            return nonzero;
         }
         // The table, indexed by highest set bit, is only as large as the
         // widest column needs: zeroing 512 bytes would cost more than
@@ -141,6 +150,13 @@ impl Tops {
         }
     }
 }
+
+/// Marks the path that calls it as the unlikely one, so that the compiler
+/// lays out the other as the fall-through (`std::hint::cold_path`, before
+/// it was stable).
+#[cold]
+#[inline]
+fn rarely() {}
 
 /// The rank of a set of packed columns (see [`Tops`]).
 pub(crate) fn rank(columns: &[u64]) -> u32 {

@@ -82,61 +82,65 @@ impl LinearLayout {
         // in-dims: 27 fewer instructions and about 2 ns less at 8 and 16
         // input bits (notes/performance.md).
         if let Ok(four) = <&[_; 4]>::try_from(bases) {
-            return Self::build_checked_first(op, four, out_dims, require_surjective);
+            if let Ok(two) = <&[_; 2]>::try_from(out_dims) {
+                return Self::build_checked_first::<4, 2>(op, four, two, require_surjective);
+            }
+            return Self::build_checked_first::<4, 0>(op, four, out_dims, require_surjective);
         }
-        Self::build_checked_first(op, bases, out_dims, require_surjective)
+        Self::build_checked_first::<0, 0>(op, bases, out_dims, require_surjective)
     }
 
     /// The body of [`build`](Self::build), inlined into it twice.
     #[inline(always)]
-    fn build_checked_first(
+    fn build_checked_first<const I: usize, const O: usize>(
         op: &'static str,
         bases: &[(Dim, Vec<Vec<u64>>)],
         out_dims: &[(Dim, u64)],
         require_surjective: bool,
     ) -> Result<Self> {
+        let (bases, out_dims) = (known_len::<I, _>(bases), known_len::<O, _>(out_dims));
         let in_order = || build_in_order(op, bases, out_dims, require_surjective);
         if bases.len() > DIMS_INLINE || out_dims.len() > DIMS_INLINE {
             return in_order();
         }
-        // The dims are written once, where the result is assembled from:
-        // copying them from another array first, just after writing it
-        // field by field, makes the copy's wide loads wait for those
-        // narrow stores to reach the cache.
-        let mut parts = Parts {
-            ins: [(Dim::REGISTER, 0); DIMS_INLINE],
-            n_ins: bases.len(),
-            outs: [(Dim::REGISTER, 0); DIMS_INLINE],
-            n_outs: out_dims.len(),
-            in_bits: 0,
-            out_bits: 0,
-        };
         // Each in-dim below 2^63 (fewer than 64 bases, so their OR is too)
         // and at most 64 bits in all; checked once, after the loop.
         let (mut in_bits, mut any_bits) = (0, 0);
-        for (slot, (d, vectors)) in parts.ins.iter_mut().zip(bases) {
+        for (_, vectors) in bases {
             in_bits += vectors.len();
             any_bits |= vectors.len();
-            *slot = (*d, vectors.len() as u8);
         }
         if any_bits > MAX_DIM_BITS as usize || in_bits > MAX_BITS as usize {
             return in_order();
         }
         let mut out_bits = 0;
-        for (slot, &(d, size)) in parts.outs.iter_mut().zip(out_dims) {
+        for &(_, size) in out_dims {
             if !size.is_power_of_two() {
                 return in_order();
             }
-            *slot = (d, size.trailing_zeros() as u8);
             out_bits += size.trailing_zeros();
         }
+        // Each dim list is made whole, unused slots included, so that
+        // nothing is written twice.
+        let unused = (Dim::REGISTER, 0);
+        let parts = Parts {
+            ins: std::array::from_fn(|k| bases.get(k).map_or(unused, |(d, v)| (*d, v.len() as u8))),
+            n_ins: bases.len(),
+            outs: std::array::from_fn(|k| {
+                out_dims
+                    .get(k)
+                    .map_or(unused, |&(d, size)| (d, size.trailing_zeros() as u8))
+            }),
+            n_outs: out_dims.len(),
+            in_bits,
+            out_bits,
+        };
         if out_bits > MAX_BITS
             || check_distinct(op, Side::In, &parts.ins[..parts.n_ins], |d| d.0).is_err()
             || check_distinct(op, Side::Out, &parts.outs[..parts.n_outs], |d| d.0).is_err()
         {
             return in_order();
         }
-        (parts.in_bits, parts.out_bits) = (in_bits, out_bits);
         // Up to 16 columns are packed into a plain array and handed over
         // whole: the compiler copies 128 bytes with a few moves, where a
         // `SmallVec` packed in place (one word longer) is copied by a call
@@ -144,17 +148,28 @@ impl LinearLayout {
         // exact allocation, which takes fewer instructions than pushing each
         // or zeroing the allocation first.
         if in_bits <= COLS_INLINE {
-            parts.finish(bases, require_surjective, in_order, |cols, n| {
+            parts.finish::<I, _>(bases, require_surjective, in_order, |cols, n| {
                 Cols::from_buf_and_len(*cols, n)
             })
         } else {
-            parts.finish(
+            parts.finish::<I, _>(
                 bases,
                 require_surjective,
                 in_order,
                 |cols: &[u64; 64], n| Cols::from_slice(&cols[..n]),
             )
         }
+    }
+}
+
+/// `items`, as a slice the compiler knows to hold `L` items when `L > 0` and
+/// it does: a copy of the code for a common count, with every loop over the
+/// items unrolled.
+#[inline(always)]
+fn known_len<const L: usize, T>(items: &[T]) -> &[T] {
+    match <&[T; L]>::try_from(items) {
+        Ok(fixed) if L > 0 => fixed,
+        _ => items,
     }
 }
 
@@ -178,7 +193,7 @@ impl Parts {
     /// first and assembling once makes the compiler copy the inline array
     /// twice, into a temporary and then into the result.
     #[inline(always)]
-    fn finish<const C: usize>(
+    fn finish<const I: usize, const C: usize>(
         &self,
         bases: &[(Dim, Vec<Vec<u64>>)],
         require_surjective: bool,
@@ -186,7 +201,7 @@ impl Parts {
         into_cols: impl FnOnce(&[u64; C], usize) -> Cols,
     ) -> Result<LinearLayout> {
         let mut cols = [0; C];
-        let Some(tops) = pack_fast(bases, &self.outs[..self.n_outs], &mut cols) else {
+        let Some(tops) = pack_fast::<I, C>(bases, &self.outs[..self.n_outs], &mut cols) else {
             return in_order();
         };
         // The rank comes from the columns' highest bits, noted as they are
@@ -262,16 +277,16 @@ fn check_shape(
 /// per-basis loop is unrolled (`pack_fixed`), and the length and range
 /// checks are part of packing.
 #[inline(always)]
-fn pack_fast<const C: usize>(
+fn pack_fast<const I: usize, const C: usize>(
     bases: &[(Dim, Vec<Vec<u64>>)],
     outs: &[(Dim, u8)],
     cols: &mut [u64; C],
 ) -> Option<bits::Tops> {
     match outs.len() {
-        1 => pack_fixed::<1, C>(bases, outs, cols),
-        2 => pack_fixed::<2, C>(bases, outs, cols),
-        3 => pack_fixed::<3, C>(bases, outs, cols),
-        4 => pack_fixed::<4, C>(bases, outs, cols),
+        1 => pack_fixed::<I, 1, C>(bases, outs, cols),
+        2 => pack_fixed::<I, 2, C>(bases, outs, cols),
+        3 => pack_fixed::<I, 3, C>(bases, outs, cols),
+        4 => pack_fixed::<I, 4, C>(bases, outs, cols),
         _ => None,
     }
 }
@@ -283,12 +298,13 @@ fn pack_fast<const C: usize>(
 /// would read and write it back through memory, one dependent round trip
 /// after another.
 #[inline]
-fn pack_fixed<const N: usize, const C: usize>(
+fn pack_fixed<const I: usize, const N: usize, const C: usize>(
     bases: &[(Dim, Vec<Vec<u64>>)],
     outs: &[(Dim, u8)],
     cols: &mut [u64; C],
 ) -> Option<bits::Tops> {
     let outs = <&[(Dim, u8); N]>::try_from(outs).ok()?;
+    let bases = known_len::<I, _>(bases);
     // Sizes are powers of two below 2^64, so `log2 < 64`: a component is in
     // range when it has no bit in `beyond`.
     let beyond = outs.map(|o| u64::MAX << o.1);
