@@ -78,9 +78,13 @@ impl LinearLayout {
         require_surjective: bool,
     ) -> Result<Self> {
         // Distributed layouts have four in-dims (register, lane, warp,
-        // block). A copy of the body for exactly four has no loop over the
-        // in-dims: 27 fewer instructions and about 2 ns less at 8 and 16
-        // input bits (notes/performance.md).
+        // block), and most tensors have two dimensions. A copy of the body
+        // for exactly four in-dims has no loop over them (27 fewer
+        // instructions at 8 input bits); one for four and two out-dims has
+        // no loop over either and no dispatch on the out-dim count (34
+        // fewer again). Copies for one, three and four out-dims as well
+        // made this function's frame larger and cost the two-dim copy 20
+        // instructions, so they are not made (notes/performance.md).
         if let Ok(four) = <&[_; 4]>::try_from(bases) {
             if let Ok(two) = <&[_; 2]>::try_from(out_dims) {
                 return Self::build_checked_first::<4, 2>(op, four, two, require_surjective);
@@ -90,7 +94,8 @@ impl LinearLayout {
         Self::build_checked_first::<0, 0>(op, bases, out_dims, require_surjective)
     }
 
-    /// The body of [`build`](Self::build), inlined into it twice.
+    /// The body of [`build`](Self::build), inlined into it once for each
+    /// count of dims it is told (`I` in-dims and `O` out-dims; 0 for any).
     #[inline(always)]
     fn build_checked_first<const I: usize, const O: usize>(
         op: &'static str,
