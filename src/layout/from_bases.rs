@@ -13,12 +13,15 @@ use crate::bits;
 use crate::dim::Dim;
 use crate::error::{LayoutError, Result, Side};
 
+/// The operation named in errors: both constructors are Triton's
+/// `LinearLayout` constructor.
+const OP: &str = "from_bases";
+
 impl LinearLayout {
     /// Builds a layout from its bases, inferring each out-dim's size as the
     /// smallest power of two above every component on it (Triton's
     /// `LinearLayout(bases, outDimNames)`). The result must be surjective.
     pub fn from_bases(bases: &[(Dim, Vec<Vec<u64>>)], out_dim_names: &[Dim]) -> Result<Self> {
-        const OP: &str = "from_bases";
         let mut sizes: Vec<(Dim, u64)> = out_dim_names.iter().map(|&d| (d, 1)).collect();
         for (in_dim, vectors) in bases {
             for (index, basis) in vectors.iter().enumerate() {
@@ -45,7 +48,7 @@ impl LinearLayout {
                 }
             }
         }
-        Self::build(OP, bases, &sizes, true)
+        Self::build(bases, &sizes, true)
     }
 
     /// Builds a layout from its bases and explicit out-dim sizes. With
@@ -57,7 +60,7 @@ impl LinearLayout {
         out_dims: &[(Dim, u64)],
         require_surjective: bool,
     ) -> Result<Self> {
-        Self::build("from_bases", bases, out_dims, require_surjective)
+        Self::build(bases, out_dims, require_surjective)
     }
 
     /// The checks of Triton's `checkInvariants`, in its order: basis lengths,
@@ -72,7 +75,6 @@ impl LinearLayout {
     /// reads back what was just written, which waits on the store buffer for
     /// about as long as everything else.
     pub(crate) fn build(
-        op: &'static str,
         bases: &[(Dim, Vec<Vec<u64>>)],
         out_dims: &[(Dim, u64)],
         require_surjective: bool,
@@ -87,24 +89,23 @@ impl LinearLayout {
         // instructions, so they are not made (notes/performance.md).
         if let Ok(four) = <&[_; 4]>::try_from(bases) {
             if let Ok(two) = <&[_; 2]>::try_from(out_dims) {
-                return Self::build_checked_first::<4, 2>(op, four, two, require_surjective);
+                return Self::build_checked_first::<4, 2>(four, two, require_surjective);
             }
-            return Self::build_checked_first::<4, 0>(op, four, out_dims, require_surjective);
+            return Self::build_checked_first::<4, 0>(four, out_dims, require_surjective);
         }
-        Self::build_checked_first::<0, 0>(op, bases, out_dims, require_surjective)
+        Self::build_checked_first::<0, 0>(bases, out_dims, require_surjective)
     }
 
     /// The body of [`build`](Self::build), inlined into it once for each
     /// count of dims it is told (`I` in-dims and `O` out-dims; 0 for any).
     #[inline(always)]
     fn build_checked_first<const I: usize, const O: usize>(
-        op: &'static str,
         bases: &[(Dim, Vec<Vec<u64>>)],
         out_dims: &[(Dim, u64)],
         require_surjective: bool,
     ) -> Result<Self> {
         let (bases, out_dims) = (known_len::<I, _>(bases), known_len::<O, _>(out_dims));
-        let in_order = || build_in_order(op, bases, out_dims, require_surjective);
+        let in_order = || build_in_order(bases, out_dims, require_surjective);
         if bases.len() > DIMS_INLINE || out_dims.len() > DIMS_INLINE {
             return in_order();
         }
@@ -141,8 +142,8 @@ impl LinearLayout {
             out_bits,
         };
         if out_bits > MAX_BITS
-            || check_distinct(op, Side::In, &parts.ins[..parts.n_ins], |d| d.0).is_err()
-            || check_distinct(op, Side::Out, &parts.outs[..parts.n_outs], |d| d.0).is_err()
+            || check_distinct(OP, Side::In, &parts.ins[..parts.n_ins], |d| d.0).is_err()
+            || check_distinct(OP, Side::Out, &parts.outs[..parts.n_outs], |d| d.0).is_err()
         {
             return in_order();
         }
@@ -227,29 +228,27 @@ impl Parts {
 /// The checks one at a time, in Triton's order, then the layout.
 #[inline(never)]
 fn build_in_order(
-    op: &'static str,
     bases: &[(Dim, Vec<Vec<u64>>)],
     out_dims: &[(Dim, u64)],
     require_surjective: bool,
 ) -> Result<LinearLayout> {
     let in_bits: usize = bases.iter().map(|(_, vectors)| vectors.len()).sum();
     let out_bits = out_dims.iter().map(|d| d.1.trailing_zeros()).sum();
-    check_shape(op, bases, out_dims, in_bits, out_bits)?;
+    check_shape(bases, out_dims, in_bits, out_bits)?;
     let outs: DimBits = collect_small(
         out_dims
             .iter()
             .map(|&(d, size)| (d, size.trailing_zeros() as u8)),
     );
-    let cols = cols_from_fn(in_bits, |slots| pack_any(op, bases, &outs, slots))?;
+    let cols = cols_from_fn(in_bits, |slots| pack_any(bases, &outs, slots))?;
     let ins = collect_small(bases.iter().map(|(d, vectors)| (*d, vectors.len() as u8)));
-    LinearLayout::from_parts(op, ins, cols, outs, require_surjective)
+    LinearLayout::from_parts(OP, ins, cols, outs, require_surjective)
 }
 
 /// The shape checks of [`LinearLayout::build`], in Triton's order: every
 /// basis has one component per out-dim, every size is a power of two, and
 /// both sides are within [`MAX_BITS`].
 fn check_shape(
-    op: &'static str,
     bases: &[(Dim, Vec<Vec<u64>>)],
     out_dims: &[(Dim, u64)],
     in_bits: usize,
@@ -258,7 +257,7 @@ fn check_shape(
     for (in_dim, vectors) in bases {
         if let Some(index) = vectors.iter().position(|b| b.len() != out_dims.len()) {
             return Err(LayoutError::BasisLength {
-                op,
+                op: OP,
                 in_dim: *in_dim,
                 index,
                 got: vectors[index].len(),
@@ -267,9 +266,9 @@ fn check_shape(
         }
     }
     for &(d, size) in out_dims {
-        log2_exact(op, || format!("size of out-dim {d}"), size)?;
+        log2_exact(OP, || format!("size of out-dim {d}"), size)?;
     }
-    check_bit_limits(op, in_bits, out_bits)
+    check_bit_limits(OP, in_bits, out_bits)
 }
 
 /// Packs `bases` (one component per out-dim of `outs`) into one column per
@@ -342,7 +341,6 @@ fn pack_fixed<const I: usize, const N: usize, const C: usize>(
 /// the error for the first out-of-range component. The bases have the right
 /// lengths ([`check_shape`]).
 fn pack_any(
-    op: &'static str,
     bases: &[(Dim, Vec<Vec<u64>>)],
     outs: &[(Dim, u8)],
     slots: &mut [u64],
@@ -356,7 +354,7 @@ fn pack_any(
                 // Sizes are powers of two below 2^64, so `log2 < 64`.
                 if c >> log2 != 0 {
                     return Err(LayoutError::ComponentOutOfRange {
-                        op,
+                        op: OP,
                         in_dim: *in_dim,
                         index,
                         out_dim,
@@ -447,8 +445,8 @@ mod tests {
         for _ in 0..40_000 {
             let (bases, out_dims) = raw_input(&mut next);
             let surjective = next() % 2 == 0;
-            let fast = LinearLayout::build("from_bases", &bases, &out_dims, surjective);
-            let in_order = build_in_order("from_bases", &bases, &out_dims, surjective);
+            let fast = LinearLayout::build(&bases, &out_dims, surjective);
+            let in_order = build_in_order(&bases, &out_dims, surjective);
             assert_eq!(fast, in_order, "{bases:?} {out_dims:?}");
             let kind = match fast {
                 Ok(l) => format!("ok, {} out-dims", l.num_out_dims().min(4)),
