@@ -109,16 +109,7 @@ impl LinearLayout {
         if bases.len() > DIMS_INLINE || out_dims.len() > DIMS_INLINE {
             return in_order();
         }
-        // Each in-dim below 2^63 (fewer than 64 bases, so their OR is too)
-        // and at most 64 bits in all; checked once, after the loop.
-        let (mut in_bits, mut any_bits) = (0, 0);
-        for (_, vectors) in bases {
-            in_bits += vectors.len();
-            any_bits |= vectors.len();
-        }
-        if any_bits > MAX_DIM_BITS as usize || in_bits > MAX_BITS as usize {
-            return in_order();
-        }
+        let in_bits = bases.iter().map(|(_, vectors)| vectors.len()).sum();
         let mut out_bits = 0;
         for &(_, size) in out_dims {
             if !size.is_power_of_two() {
@@ -158,6 +149,13 @@ impl LinearLayout {
                 Cols::from_buf_and_len(*cols, n)
             })
         } else {
+            // Each in-dim below 2^63 (fewer than 64 bases, so their OR is
+            // too) and at most 64 bits in all: both hold when there are at
+            // most 16.
+            let any_bits = bases.iter().fold(0, |acc, (_, v)| acc | v.len());
+            if any_bits > MAX_DIM_BITS as usize || in_bits > MAX_BITS as usize {
+                return in_order();
+            }
             parts.finish::<I, _>(
                 bases,
                 require_surjective,
@@ -340,11 +338,7 @@ fn pack_fixed<const I: usize, const N: usize, const C: usize>(
 /// Packs `bases` as [`pack_fast`] does, for any number of out-dims, with
 /// the error for the first out-of-range component. The bases have the right
 /// lengths ([`check_shape`]).
-fn pack_any(
-    bases: &[(Dim, Vec<Vec<u64>>)],
-    outs: &[(Dim, u8)],
-    slots: &mut [u64],
-) -> Result<()> {
+fn pack_any(bases: &[(Dim, Vec<Vec<u64>>)], outs: &[(Dim, u8)], slots: &mut [u64]) -> Result<()> {
     let mut slots = slots.iter_mut();
     for (in_dim, vectors) in bases {
         for (index, basis) in vectors.iter().enumerate() {
