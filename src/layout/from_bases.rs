@@ -12,6 +12,7 @@ use super::{
 use crate::bits;
 use crate::dim::Dim;
 use crate::error::{LayoutError, Result, Side};
+use std::mem::MaybeUninit;
 
 /// The operation named in errors: both constructors are Triton's
 /// `LinearLayout` constructor.
@@ -139,14 +140,25 @@ impl LinearLayout {
             return in_order();
         }
         // Up to 16 columns are packed into a plain array and handed over
-        // whole: the compiler copies 128 bytes with a few moves, where a
-        // `SmallVec` packed in place (one word longer) is copied by a call
-        // to `memcpy`. More are packed on the stack and copied once into an
-        // exact allocation, which takes fewer instructions than pushing each
-        // or zeroing the allocation first.
+        // whole, unused slots and all: the compiler copies 128 bytes with
+        // a few moves, where a `SmallVec` packed in place (one word longer)
+        // is copied by a call to `memcpy`. More are packed on the stack and
+        // copied once into an exact allocation, which takes fewer
+        // instructions than pushing each or zeroing the allocation first.
         if in_bits <= COLS_INLINE {
-            parts.finish::<I, _>(bases, require_surjective, in_order, |cols, n| {
-                Cols::from_buf_and_len(*cols, n)
+            parts.finish::<I, COLS_INLINE>(bases, require_surjective, in_order, |cols, packed| {
+                // SAFETY: `packed` is the start of `cols`, so its length is
+                // at most `COLS_INLINE` and the columns it covers are
+                // initialised; an array of `MaybeUninit` has the layout of a
+                // `MaybeUninit` array.
+                #[allow(unsafe_code)]
+                unsafe {
+                    let buf = std::mem::transmute::<
+                        [MaybeUninit<u64>; COLS_INLINE],
+                        MaybeUninit<[u64; COLS_INLINE]>,
+                    >(cols);
+                    Cols::from_buf_and_len_unchecked(buf, packed.len())
+                }
             })
         } else {
             // Each in-dim below 2^63 (fewer than 64 bases, so their OR is
@@ -160,7 +172,7 @@ impl LinearLayout {
                 bases,
                 require_surjective,
                 in_order,
-                |cols: &[u64; 64], n| Cols::from_slice(&cols[..n]),
+                |_: [MaybeUninit<u64>; 64], packed| Cols::from_slice(packed),
             )
         }
     }
@@ -189,8 +201,13 @@ struct Parts {
 
 impl Parts {
     /// Packs the bases into a stack array of `C` columns and assembles the
-    /// layout, its columns made by `into_cols`; `in_order` when a basis or
-    /// the rank is wrong.
+    /// layout, its columns made by `into_cols` from the array and the
+    /// columns written at its start; `in_order` when a basis or the rank is
+    /// wrong.
+    ///
+    /// The array is not zeroed: packing writes the columns one after
+    /// another and only those are read. Zeroing it took 8 instructions and
+    /// about 1 ns of 23 at 8 input bits (notes/performance.md).
     ///
     /// Generic over the array, and inlined into each branch of its caller,
     /// so that each branch writes its own result: choosing the columns
@@ -202,21 +219,27 @@ impl Parts {
         bases: &[(Dim, Vec<Vec<u64>>)],
         require_surjective: bool,
         in_order: impl FnOnce() -> Result<LinearLayout>,
-        into_cols: impl FnOnce(&[u64; C], usize) -> Cols,
+        into_cols: impl FnOnce([MaybeUninit<u64>; C], &[u64]) -> Cols,
     ) -> Result<LinearLayout> {
-        let mut cols = [0; C];
-        let Some(tops) = pack_fast::<I, C>(bases, &self.outs[..self.n_outs], &mut cols) else {
+        // Not zeroed: only what packing writes is read.
+        let mut cols = [MaybeUninit::uninit(); C];
+        let Some((tops, written)) = pack_fast::<I, C>(bases, &self.outs[..self.n_outs], &mut cols)
+        else {
             return in_order();
         };
+        debug_assert_eq!(written, self.in_bits);
+        // SAFETY: `pack_fast` initialised `cols[..written]`.
+        #[allow(unsafe_code)]
+        let packed = unsafe { std::slice::from_raw_parts(cols.as_ptr().cast::<u64>(), written) };
         // The rank comes from the columns' highest bits, noted as they are
         // packed rather than read back afterwards.
-        let rank = tops.rank(&cols[..self.in_bits]);
+        let rank = tops.rank(packed);
         if require_surjective && rank != self.out_bits {
             return in_order();
         }
         Ok(LinearLayout::from_valid_parts(
             DimBits::from_buf_and_len(self.ins, self.n_ins),
-            into_cols(&cols, self.in_bits),
+            into_cols(cols, packed),
             DimBits::from_buf_and_len(self.outs, self.n_outs),
             rank,
         ))
@@ -271,9 +294,10 @@ fn check_shape(
 
 /// Packs `bases` (one component per out-dim of `outs`) into one column per
 /// basis, written to `cols` in order, and returns their highest bits (for
-/// the rank), when every basis has that many components, all in range;
-/// `None` otherwise, or when there are not one to four out-dims. There must
-/// be at most `C` bases.
+/// the rank) and how many columns it wrote, when every basis has that many
+/// components, all in range; `None` otherwise, or when there are not one to
+/// four out-dims, or more than `C` bases. On `Some((_, n))`, `cols[..n]`
+/// are initialised: the unsafe code in [`Parts::finish`] relies on it.
 ///
 /// Layouts almost always have one to four out-dims; for those the
 /// per-basis loop is unrolled (`pack_fixed`), and the length and range
@@ -282,8 +306,8 @@ fn check_shape(
 fn pack_fast<const I: usize, const C: usize>(
     bases: &[(Dim, Vec<Vec<u64>>)],
     outs: &[(Dim, u8)],
-    cols: &mut [u64; C],
-) -> Option<bits::Tops> {
+    cols: &mut [MaybeUninit<u64>; C],
+) -> Option<(bits::Tops, usize)> {
     match outs.len() {
         1 => pack_fixed::<I, 1, C>(bases, outs, cols),
         2 => pack_fixed::<I, 2, C>(bases, outs, cols),
@@ -303,8 +327,8 @@ fn pack_fast<const I: usize, const C: usize>(
 fn pack_fixed<const I: usize, const N: usize, const C: usize>(
     bases: &[(Dim, Vec<Vec<u64>>)],
     outs: &[(Dim, u8)],
-    cols: &mut [u64; C],
-) -> Option<bits::Tops> {
+    cols: &mut [MaybeUninit<u64>; C],
+) -> Option<(bits::Tops, usize)> {
     let outs = <&[(Dim, u8); N]>::try_from(outs).ok()?;
     let bases = known_len::<I, _>(bases);
     // Sizes are powers of two below 2^64, so `log2 < 64`: a component is in
@@ -326,13 +350,15 @@ fn pack_fixed<const I: usize, const N: usize, const C: usize>(
                 // Past bit 63 only zero components remain.
                 packed |= c[k].wrapping_shl(shift[k]);
             }
-            // At most `C` bases: there is always a slot.
-            *slots.next()? = packed;
+            // At most `C` bases: there is always a slot. Each slot is
+            // written as soon as it is taken, so the slots taken are the
+            // slots written.
+            slots.next()?.write(packed);
             tops.add(packed);
         }
     }
     let outside = (0..N).fold(0, |acc, k| acc | any[k] & beyond[k]);
-    (outside == 0).then_some(tops)
+    (outside == 0).then_some((tops, C - slots.len()))
 }
 
 /// Packs `bases` as [`pack_fast`] does, for any number of out-dims, with
