@@ -7,6 +7,18 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_linear-layout"))
 }
 
+/// Runs the binary with `args`, checks that it succeeded (showing its
+/// stderr when not) and returns its stdout.
+fn run_ok(args: &[&str]) -> String {
+    let out = bin().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 fn eval_lines(input: &str) -> (Vec<serde_json::Value>, std::process::ExitStatus) {
     let mut child = bin()
         .arg("eval")
@@ -120,16 +132,7 @@ const E1: &str = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8],
 
 #[test]
 fn convert_prints_triton_text_json_and_view() {
-    let text = bin()
-        .args(["convert", "--shape", "64x256", E1])
-        .output()
-        .unwrap();
-    assert!(
-        text.status.success(),
-        "{}",
-        String::from_utf8_lossy(&text.stderr)
-    );
-    let text = String::from_utf8(text.stdout).unwrap();
+    let text = run_ok(&["convert", "--shape", "64x256", E1]);
     assert!(text.contains(" - register=1 -> (0, 1)\n   register=2 -> (0, 2)\n   register=4 -> (0, 4)\n   register=8 -> (0, 64)\n   register=16 -> (0, 128)\n   register=32 -> (32, 0)\n"), "{text}");
     assert!(text.contains(" - warp=1 -> (4, 0)\n   warp=2 -> (8, 0)\n   warp=4 -> (16, 0)\n - block is a size 1 dimension\n"), "{text}");
 
@@ -167,22 +170,14 @@ fn convert_prints_triton_text_json_and_view() {
 #[test]
 fn convert_draws_an_svg() {
     let path = std::env::temp_dir().join(format!("linear-layout-test-{}.svg", std::process::id()));
-    let out = bin()
-        .args([
-            "convert",
-            "--shape",
-            "16x32",
-            E1,
-            "--svg",
-            path.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(&[
+        "convert",
+        "--shape",
+        "16x32",
+        E1,
+        "--svg",
+        path.to_str().unwrap(),
+    ]);
     let svg = std::fs::read_to_string(&path).unwrap();
     std::fs::remove_file(&path).ok();
     assert!(svg.starts_with("<svg"));
@@ -356,24 +351,16 @@ fn shrink_trace_reads_one_request_spread_over_lines_as_an_eval_artifact_may_be()
 
 #[test]
 fn search_maps_the_pre_5905_build() {
-    let out = bin()
-        .args([
-            "search",
-            "--quiet",
-            "--variant",
-            "pre-5905",
-            "--pattern",
-            "inductor-3d",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let json = run_ok(&[
+        "search",
+        "--quiet",
+        "--variant",
+        "pre-5905",
+        "--pattern",
+        "inductor-3d",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     let copy = v["groups"]
         .as_array()
         .unwrap()
@@ -425,33 +412,24 @@ fn shrink_trace_on_a_clean_ops_corpus_seed_says_no_failure() {
 /// dots with N = 16, which 3.3 refuses for another reason and 3.4 compiles.
 #[test]
 fn search_counts_each_fixing_release_on_its_own() {
-    let out = bin()
-        .args([
-            "search",
-            "--quiet",
-            "--arch",
-            "sm100",
-            "--triton",
-            "3.1,3.3,3.4",
-            "--pattern",
-            "dot",
-            "--dtype",
-            "fp8e4nv",
-            "--sizes",
-            "16,64",
-            "--num-warps",
-            "4",
-            "--num-stages",
-            "1",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = run_ok(&[
+        "search",
+        "--quiet",
+        "--arch",
+        "sm100",
+        "--triton",
+        "3.1,3.3,3.4",
+        "--pattern",
+        "dot",
+        "--dtype",
+        "fp8e4nv",
+        "--sizes",
+        "16,64",
+        "--num-warps",
+        "4",
+        "--num-stages",
+        "1",
+    ]);
     let fixes = text
         .split("== Fix validation")
         .nth(1)
