@@ -13,7 +13,7 @@
 use criterion::Criterion;
 use linear_layout::finder::{Config, predict};
 use linear_layout::triton::{
-    Conversion, ConversionCache, Defs, TritonVersion, parse_attr, to_linear_layout,
+    Conversion, ConversionCache, Defs, Release, parse_attr, to_linear_layout,
 };
 use std::hint::black_box;
 use std::time::Duration;
@@ -76,14 +76,7 @@ fn conversions(c: &mut Criterion) {
     for &(name, text, shape) in ATTRS {
         let attr = parse_attr(text, &Defs::new()).expect("benchmark attribute parses");
         g.bench_function(name, |b| {
-            b.iter(|| {
-                to_linear_layout(
-                    black_box(&attr),
-                    black_box(shape),
-                    TritonVersion::Newest,
-                    None,
-                )
-            })
+            b.iter(|| to_linear_layout(black_box(&attr), black_box(shape), Release::V3_9, None))
         });
     }
     g.finish();
@@ -94,14 +87,7 @@ fn conversions(c: &mut Criterion) {
     for &(name, text, shape) in ATTRS {
         let attr = parse_attr(text, &Defs::new()).expect("benchmark attribute parses");
         g.bench_function(name, |b| {
-            b.iter(|| {
-                cache.convert(
-                    black_box(&attr),
-                    black_box(shape),
-                    TritonVersion::Newest,
-                    None,
-                )
-            })
+            b.iter(|| cache.convert(black_box(&attr), black_box(shape), Release::V3_9, None))
         });
     }
     g.finish();
@@ -116,7 +102,7 @@ fn finder(c: &mut Criterion) {
         b.iter(|| predict(black_box(&cfg)))
     });
     let ok = Config {
-        triton: TritonVersion::V3_4,
+        triton: Release::V3_4,
         ..cfg
     };
     c.bench_function("predict/chain-b-3.4-ok", |b| {
@@ -131,7 +117,8 @@ fn dump() {
         .iter()
         .map(|&(name, text, shape)| {
             let layout = parse_attr(text, &Defs::new())
-                .and_then(|attr| to_linear_layout(&attr, shape, TritonVersion::Newest, None));
+                .map_err(linear_layout::triton::ConvertError::from)
+                .and_then(|attr| to_linear_layout(&attr, shape, Release::LATEST, None));
             let layout = match layout {
                 Ok(Conversion::Layout(l)) => serde_json::to_value(&l).expect("serialize"),
                 Ok(Conversion::NoLayout(why)) => serde_json::json!({ "error": why }),

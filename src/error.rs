@@ -1,4 +1,4 @@
-//! The one error type of the algebra.
+//! The error type of the algebra (and of its text formats).
 //!
 //! Triton guards every operation with C++ `assert`s and `report_fatal_error`s
 //! that abort the process. Each of those preconditions is a variant here,
@@ -362,34 +362,6 @@ pub enum LayoutError {
         /// The operation.
         op: &'static str,
     },
-    /// A layout attribute that the release's verifier (or its conversion)
-    /// rejects.
-    #[error("{kind}: {message}")]
-    InvalidAttribute {
-        /// The attribute kind, e.g. `#ttg.blocked`.
-        kind: String,
-        /// What is wrong, in Triton's words where it has them.
-        message: String,
-    },
-    /// A tensor shape that cannot be laid out.
-    #[error("shape {shape:?}: {message}")]
-    InvalidShape {
-        /// The shape.
-        shape: Vec<u64>,
-        /// What is wrong.
-        message: String,
-    },
-    /// A Triton assertion that the modelled release would hit (the process
-    /// aborts there); `site` names the function and file as in that release.
-    #[error("Triton {version} aborts in {site}: {message}")]
-    TritonAssertion {
-        /// The release.
-        version: String,
-        /// Function and file.
-        site: String,
-        /// The assertion text.
-        message: String,
-    },
     /// Text that does not parse.
     #[error("{format}: line {line}, column {column}: {message}")]
     Parse {
@@ -432,9 +404,6 @@ impl LayoutError {
             LayoutError::IndexOutOfRange { .. } => "index_out_of_range",
             LayoutError::WrongLength { .. } => "wrong_length",
             LayoutError::DivisionMismatch { .. } => "division_mismatch",
-            LayoutError::InvalidAttribute { .. } => "invalid_attribute",
-            LayoutError::InvalidShape { .. } => "invalid_shape",
-            LayoutError::TritonAssertion { .. } => "triton_assertion",
             LayoutError::Parse { .. } => "parse",
         }
     }

@@ -44,7 +44,7 @@ fn conversions_agree_with_gluon_3_9() {
 }
 
 /// 3.7.1's Gluon on a random sample (seed 31). Its conversions differ from
-/// 3.8's in four ways (`TritonVersion::V3_7`); the sample must hold enough
+/// 3.8's in four ways (`Release::V3_7`); the sample must hold enough
 /// of those for the check to mean something, so each case is also asked
 /// as 3.8, and at least 30 must get another answer there.
 #[test]
@@ -175,14 +175,14 @@ fn assert_each_agrees(all: &[Value]) {
 /// are refused, not computed with a wrapped `rank - 2`.
 #[test]
 fn rank_one_mma_and_dot_operands_are_errors() {
-    use linear_layout::triton::{TritonVersion, to_linear_layout};
+    use linear_layout::triton::{Release, to_linear_layout};
     for text in [
         "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1], instrShape = [16, 8]}>",
         "#ttg.dot_op<{opIdx = 1, parent = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [1], warpsPerCTA = [1], order = [0]}>}>",
         "#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1], instrShape = [16, 8]}>, kWidth = 8}>",
     ] {
         let attr = parse_attr(text, &Defs::new()).unwrap();
-        for v in TritonVersion::ALL {
+        for v in Release::ALL {
             let e = to_linear_layout(&attr, &[16], v, None).unwrap_err();
             assert!(e.to_string().contains("rank 2 or 3"), "{text} ({v}): {e}");
         }

@@ -6,7 +6,7 @@
 use linear_layout::finder::check_ttgir::check;
 use linear_layout::finder::search::shrink;
 use linear_layout::finder::{Config, Verdict, predict};
-use linear_layout::triton::TritonVersion;
+use linear_layout::triton::Release;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -104,7 +104,7 @@ fn predict_agrees_with_every_recorded_compile() {
                         .take(160)
                         .collect::<String>(),
                     p.verdict,
-                    p.site.unwrap_or_default()
+                    p.site_id().unwrap_or_default()
                 ));
             }
         }
@@ -187,22 +187,27 @@ fn fla_kernel_outcomes_follow_its_chained_products() {
 #[test]
 fn check_ttgir_finds_the_failing_op_in_fla_at_8_warps_only() {
     let w8 = std::fs::read_to_string(data("fla-3.2.0-w8.ttgir")).unwrap();
-    let findings = check(&w8, TritonVersion::V3_2).unwrap();
+    let findings = check(&w8, Release::V3_2).unwrap();
     assert!(!findings.is_empty());
     for f in &findings {
         assert_eq!(f.op, "local_alloc");
         assert!(w8.lines().nth(f.line - 1).unwrap().contains("local_alloc"));
-        assert!(f.failure.site.contains("reshapeOuts"), "{}", f.failure.site);
+        assert_eq!(f.failure.site.id, "stmatrix");
+        assert!(
+            f.failure.location.function.contains("reshapeOuts"),
+            "{}",
+            f.failure
+        );
     }
     let w4 = std::fs::read_to_string(data("fla-3.2.0-w4.ttgir")).unwrap();
-    assert_eq!(check(&w4, TritonVersion::V3_2).unwrap(), vec![]);
+    assert_eq!(check(&w4, Release::V3_2).unwrap(), vec![]);
     // The same 8-warp module lowers fine in 3.4 (the stmatrix guard).
-    assert_eq!(check(&w8, TritonVersion::V3_4).unwrap(), vec![]);
+    assert_eq!(check(&w8, Release::V3_4).unwrap(), vec![]);
 }
 
 /// `check` on the recorded dump `name` finds exactly one failure: an abort
 /// at a conversion to operand A. Returns the dump.
-fn aborts_at_one_operand_a_conversion(name: &str, release: TritonVersion) -> String {
+fn aborts_at_one_operand_a_conversion(name: &str, release: Release) -> String {
     let text = std::fs::read_to_string(data(name)).unwrap();
     let findings = check(&text, release).unwrap();
     assert_eq!(findings.len(), 1, "{name}: {findings:?}");
@@ -216,7 +221,7 @@ fn aborts_at_one_operand_a_conversion(name: &str, release: TritonVersion) -> Str
 }
 
 /// `check` finds nothing in the recorded dump `name`.
-fn passes(name: &str, release: TritonVersion) {
+fn passes(name: &str, release: Release) {
     let text = std::fs::read_to_string(data(name)).unwrap();
     assert_eq!(check(&text, release).unwrap(), vec![], "{name}");
 }
@@ -226,10 +231,10 @@ fn check_ttgir_finds_the_accumulator_kept_in_registers_for_an_mma_v2_operand() {
     // 3.2's TTGIR for chain-a 128x16x64, X = 32, fp8, 16 warps (compiling
     // it crashes), and the same module with the v2 MMA's warps along N
     // instead (it compiles): only the first takes the register shortcut.
-    aborts_at_one_operand_a_conversion("fp8-chain-a-3.2.0-w16.ttgir", TritonVersion::V3_2);
+    aborts_at_one_operand_a_conversion("fp8-chain-a-3.2.0-w16.ttgir", Release::V3_2);
     passes(
         "fp8-chain-a-3.2.0-w16-v2-warps-along-n.ttgir",
-        TritonVersion::V3_2,
+        Release::V3_2,
     );
 }
 
@@ -239,12 +244,12 @@ fn check_ttgir_finds_3_1s_partial_group_of_8_bit_words() {
     // on 2 warps is 2 words per thread, and compiling the file aborts; P
     // [256x16] on 8 warps is 4 words, and it compiles.
     let abort =
-        aborts_at_one_operand_a_conversion("sm89-chain-a-3.1.0-m32-w2.ttgir", TritonVersion::V3_1);
+        aborts_at_one_operand_a_conversion("sm89-chain-a-3.1.0-m32-w2.ttgir", Release::V3_1);
     // The operand's parent is the source MMA itself: the shortcut's case.
     assert!(abort.contains("dot_op<{opIdx = 0, parent = #mma, kWidth = 4}>"));
     // 3.2 lowers the same conversion without the reorder.
-    passes("sm89-chain-a-3.1.0-m32-w2.ttgir", TritonVersion::V3_2);
-    passes("sm89-chain-a-3.1.0-m256-w8.ttgir", TritonVersion::V3_1);
+    passes("sm89-chain-a-3.1.0-m32-w2.ttgir", Release::V3_2);
+    passes("sm89-chain-a-3.1.0-m256-w8.ttgir", Release::V3_1);
 }
 
 #[test]
@@ -256,7 +261,7 @@ fn shrink_keeps_the_site_and_does_not_grow() {
     let before = predict(&cfg).unwrap();
     assert_ne!(before.verdict, Verdict::Ok);
     let (small, p) = shrink(&cfg).unwrap();
-    assert_eq!(p.site, before.site);
+    assert_eq!(p.site_id(), before.site_id());
     assert!(small.elements() <= cfg.elements() && small.num_warps <= cfg.num_warps);
     // Nothing smaller in any single parameter still fails there.
     assert!(small.elements() < cfg.elements());
@@ -278,8 +283,10 @@ fn fp8_dots_with_k_below_32_fail_where_3_1_and_3_2_keep_the_promotion_on_the_ope
         assert_eq!(run("dot", 16, 32, 16, None, 8, triton).verdict, Verdict::Ok);
         let p = run("dot", 16, 32, 16, None, 16, triton);
         assert_eq!(p.verdict, Verdict::Abort, "{triton}");
-        assert!(p.site.unwrap().contains("packLLElements"));
-        assert!(p.message.unwrap().contains("expected 4 but got 8"));
+        let f = p.failure.unwrap();
+        assert_eq!(f.site.id, "fp8_promotion");
+        assert!(f.location.function.contains("packLLElements"));
+        assert!(f.explanation.contains("expected 4 but got 8"));
     }
     // K = 32 is one whole 8-bit instruction: nothing to miscount.
     assert_eq!(run("dot", 16, 32, 32, None, 16, "3.2").verdict, Verdict::Ok);
@@ -293,7 +300,7 @@ fn fp8_dots_with_k_below_32_fail_where_3_1_and_3_2_keep_the_promotion_on_the_ope
     for warps in [4, 32] {
         let p = run("chain-a", 64, 16, 32, Some(64), warps, "3.2");
         assert_eq!(p.verdict, Verdict::Abort);
-        assert!(p.site.unwrap().contains("MMA v3 accumulator"));
+        assert_eq!(p.site_id(), Some("accumulator_to_v2"));
     }
 }
 
@@ -313,14 +320,14 @@ fn inductor_fp8_dots_keep_the_promotion_behind_the_reshape() {
     assert_eq!(run("dot", 32, 16, "3.2").verdict, Verdict::Ok);
     let p = run("inductor-3d", 32, 16, "3.2");
     assert_eq!(p.verdict, Verdict::Abort);
-    assert!(p.site.unwrap().contains("packLLElements"));
+    assert_eq!(p.site_id(), Some("fp8_promotion"));
     // K = 32 is one whole 8-bit instruction (and Hopper takes it on wgmma).
     assert_eq!(run("inductor-3d", 32, 32, "3.2").verdict, Verdict::Ok);
     // 3.1 puts a 64-row dot on wgmma, whose K-contiguous fp8 operand (16
     // bytes) has no NVMMA swizzle.
     let p = run("inductor-3d", 64, 16, "3.1");
     assert_eq!(p.verdict, Verdict::Abort);
-    assert!(p.site.unwrap().contains("MMAv3 operand"));
+    assert_eq!(p.site_id(), Some("operand_shared"));
 }
 
 #[test]
@@ -362,14 +369,14 @@ fn the_pre_5905_build_reproduces_triton_5882_and_3_3_fixes_it() {
     let p = predict(&cfg).unwrap();
     assert_eq!(p.verdict, Verdict::Error);
     assert_eq!(
-        p.message.as_deref(),
+        p.failure.map(|f| f.triton_message).as_deref(),
         Some(
             "cp.async does not support transfers smaller than 4 bytes; calculated this as 2 bytes"
         )
     );
-    let fix = fix_for(&cfg, p.site.as_deref().unwrap());
-    assert_eq!(fix.fixed_in, Some(TritonVersion::V3_3));
-    assert!(fix.change.contains("#5905"), "{}", fix.change);
+    let fix = fix_for(&cfg);
+    assert_eq!(fix.fixed_in, Some(Release::V3_3));
+    assert!(fix.describe().contains("#5905"), "{}", fix.describe());
     // One stage stages nothing; fp32 copies are 4 bytes even one at a time.
     for other in [
         Config {
@@ -385,7 +392,7 @@ fn the_pre_5905_build_reproduces_triton_5882_and_3_3_fixes_it() {
     }
     // The variant is modelled on 3.3 and names no other release.
     let wrong = Config {
-        triton: TritonVersion::V3_2,
+        triton: Release::V3_2,
         ..cfg
     };
     let err = predict(&wrong).unwrap_err();
@@ -401,22 +408,22 @@ fn fixes_name_their_own_change() {
     let cases = [
         (
             r#"{"pattern": "inductor-3d", "m": 64, "n": 64, "k": 32, "x": null, "dtype": "int8", "num_warps": 4, "num_stages": 2, "arch": "sm80", "triton": "3.7"}"#,
-            TritonVersion::V3_8,
+            Release::V3_8,
             "out_dtype",
         ),
         (
             r#"{"pattern": "chain-a", "m": 32, "n": 16, "k": 128, "x": 16, "dtype": "fp8e5", "num_warps": 2, "num_stages": 3, "arch": "sm89", "triton": "3.1"}"#,
-            TritonVersion::V3_2,
+            Release::V3_2,
             "groups of four",
         ),
         (
             r#"{"pattern": "dot", "m": 64, "n": 64, "k": 64, "x": null, "dtype": "fp16", "num_warps": 4, "num_stages": 2, "arch": "sm120", "triton": "3.1"}"#,
-            TritonVersion::V3_3,
+            Release::V3_3,
             "Blackwell",
         ),
         (
             r#"{"pattern": "chain-a", "m": 128, "n": 128, "k": 64, "x": 16, "dtype": "fp8e4nv", "num_warps": 4, "num_stages": 3, "arch": "sm100", "triton": "3.3"}"#,
-            TritonVersion::V3_4,
+            Release::V3_4,
             "MMA v5 operand",
         ),
     ];
@@ -424,8 +431,8 @@ fn fixes_name_their_own_change() {
         let cfg: Config = serde_json::from_str(json).unwrap();
         let p = predict(&cfg).unwrap();
         assert_ne!(p.verdict, Verdict::Ok, "{cfg}");
-        let fix = fix_for(&cfg, p.site.as_deref().unwrap());
+        let fix = fix_for(&cfg);
         assert_eq!(fix.fixed_in, Some(fixed_in), "{cfg}");
-        assert!(fix.change.contains(says), "{cfg}: {}", fix.change);
+        assert!(fix.describe().contains(says), "{cfg}: {}", fix.describe());
     }
 }

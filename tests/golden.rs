@@ -126,7 +126,7 @@ fn zeros_1d() {
         layout,
         ll(&[("ins", &[&[0], &[0], &[0], &[0], &[0]])], &["outs"])
     );
-    // Newest only: an explicit out size above 1 gives a non-surjective layout.
+    // V3_9 only: an explicit out size above 1 gives a non-surjective layout.
     let wide = LinearLayout::zeros_1d(4, dim("ins"), dim("outs"), 8).unwrap();
     assert_eq!(wide, lls(&[("ins", &[&[0], &[0]])], &[("outs", 8)], false));
     assert!(!wide.is_surjective());
@@ -787,7 +787,7 @@ fn invert_and_compose_broadcasted_dims() {
 
 #[test]
 fn invert_and_compose_broadcasted_dims2() {
-    // Newest behaviour: the broadcast in2 maps to (0, 0); v3.2 gave (0, 1).
+    // V3_9 behaviour: the broadcast in2 maps to (0, 0); v3.2 gave (0, 1).
     let a = ll(&[("in1", &[&[1], &[2]]), ("in2", &[&[0]])], &["out"]);
     let b = ll(&[("in3", &[&[2], &[1]]), ("in4", &[&[0]])], &["out"]);
     let c = a.invert_and_compose(&b).unwrap();
@@ -1209,7 +1209,7 @@ fn quotient_identity_multiple_dimensions() {
 
 #[test]
 fn pin_is_trivial_over_requires_in_and_out_dim() {
-    // Newest Triton: fatal unless every dim is both an in-dim and an out-dim.
+    // V3_9 Triton: fatal unless every dim is both an in-dim and an out-dim.
     let l = ll(&[("a", &[&[1]]), ("b", &[&[0]])], &["a"]);
     assert!(matches!(
         l.is_trivial_over(&names(&["b"])),
@@ -1945,7 +1945,7 @@ fn utils_ensure_layout_not_larger_than() {
 
 #[test]
 fn utils_ensure_layout_not_larger_than_duplicated_components() {
-    // Newest (3.8+): zero every component at or above the new size, explicit
+    // V3_9 (3.8+): zero every component at or above the new size, explicit
     // sizes. v3.2–3.7 zeroed largest-first and stopped early, leaving 4.
     let l = ll(&[("register", &[&[8], &[8], &[1], &[2], &[4]])], &["dim0"]);
     let shape = sizes(&[("dim0", 4)]);

@@ -3,9 +3,9 @@
 //! the layouts fixed by hand, compiled directly by a release) must get the
 //! outcome the release gave from `check-ttgir`'s model, at the same site.
 
+use linear_layout::finder::Failure;
 use linear_layout::finder::Verdict;
 use linear_layout::finder::check_ttgir::check;
-use linear_layout::finder::sites::Failure;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -24,14 +24,15 @@ fn source_line(message: &str) -> Option<&str> {
     (is_source && !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit())).then_some(head)
 }
 
-/// Whether the model's failure names the same place as the real compiler:
-/// the source line of an assertion, or else the diagnosed message itself
-/// (everything before our parenthesised detail).
+/// Whether the model's failure is what the real compiler printed: the
+/// recorded message holds Triton's text as the model gives it, and an
+/// assertion recorded with its `File.cpp:123` is at the location's line.
 fn same_site(recorded: &str, failure: &Failure) -> bool {
-    match source_line(recorded) {
-        Some(at) => failure.site.contains(at),
-        None => recorded.contains(failure.message.split(" (").next().unwrap_or_default()),
-    }
+    let line_agrees = match (source_line(recorded), failure.location.file_and_line()) {
+        (Some(at), Some(ours)) => at == ours,
+        _ => true,
+    };
+    line_agrees && recorded.contains(&failure.triton_message)
 }
 
 fn verdict(outcome: &str) -> Option<Verdict> {
@@ -98,7 +99,7 @@ fn site_models_agree_with_every_recorded_one_op_module() {
                     message.chars().take(160).collect::<String>(),
                     findings
                         .first()
-                        .map(|f| (&f.verdict, &f.failure.message, &f.failure.site)),
+                        .map(|f| (&f.verdict, f.failure.to_string())),
                 ));
             }
         }
@@ -160,7 +161,7 @@ fn site_models_agree_with_every_recorded_one_op_module() {
 #[test]
 fn the_pre_5905_variant_fails_where_3_3_rejects_its_copies() {
     use linear_layout::finder::{Arch, Config, Dtype, Pattern, Variant, predict};
-    use linear_layout::triton::TritonVersion;
+    use linear_layout::triton::Release;
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/compile/op-level-triton-3.3.1.jsonl");
     // (load, size, k, dtype) → failed, for the pre-5905 buffer order.
@@ -199,7 +200,7 @@ fn the_pre_5905_variant_fails_where_3_3_rejects_its_copies() {
                 num_warps: 4,
                 num_stages: 2,
                 arch: Arch::Sm80,
-                triton: TritonVersion::V3_3,
+                triton: Release::V3_3,
                 variant: Some(Variant::Pre5905),
             };
             let p = predict(&cfg).unwrap();

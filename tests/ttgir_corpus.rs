@@ -3,12 +3,12 @@
 //! type in the module converts to a linear layout (or, where the release has
 //! none, says so) for that release.
 
-use linear_layout::triton::{Attr, Conversion, Defs, TritonVersion, parse_attr, to_linear_layout};
+use linear_layout::triton::{Attr, Conversion, Defs, Release, parse_attr, to_linear_layout};
 use std::path::{Path, PathBuf};
 
-fn corpus_dirs() -> Vec<(TritonVersion, PathBuf)> {
+fn corpus_dirs() -> Vec<(Release, PathBuf)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/ttgir");
-    let mut dirs: Vec<(TritonVersion, PathBuf)> = std::fs::read_dir(&root)
+    let mut dirs: Vec<(Release, PathBuf)> = std::fs::read_dir(&root)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", root.display()))
         .filter_map(|e| {
             let path = e.ok()?.path();
@@ -80,13 +80,13 @@ fn typed_encodings(text: &str) -> Vec<(Vec<u64>, String, String)> {
 #[test]
 fn emitted_ttgir_parses_and_converts() {
     let dirs = corpus_dirs();
-    let versions: Vec<TritonVersion> = dirs.iter().map(|d| d.0).collect();
+    let versions: Vec<Release> = dirs.iter().map(|d| d.0).collect();
     assert!(
-        versions.contains(&TritonVersion::V3_2),
+        versions.contains(&Release::V3_2),
         "no 3.2 corpus under tests/data/ttgir"
     );
     assert!(
-        versions.contains(&TritonVersion::Newest),
+        versions.contains(&Release::V3_9),
         "no newest (3.9) corpus under tests/data/ttgir"
     );
     let (mut files, mut defs_seen, mut conversions) = (0, 0, 0);
@@ -183,7 +183,7 @@ fn check_ttgir_finds_nothing_in_modules_that_compiled() {
                     path.display(),
                     f.line,
                     f.op,
-                    f.failure.message
+                    f.failure
                 ));
             }
         }
@@ -201,7 +201,7 @@ fn check_ttgir_skips_malformed_mma_attributes() {
             .join("fuzz/corpus/parse/seed-ttgir-short-instr-shape"),
     )
     .unwrap();
-    for release in TritonVersion::ALL {
+    for release in Release::ALL {
         let findings = linear_layout::finder::check_ttgir::check(&text, release).unwrap();
         assert_eq!(findings, vec![], "{release}");
     }
@@ -219,7 +219,7 @@ fn check_ttgir_skips_malformed_mma_attributes() {
             "    %d = ttg.convert_layout %y : tensor<48x64xf16, #good> -> tensor<48x64xf16, #blocked>\n    tt.return",
         )
         .replace("#smem = ", &format!("#good = {mma}\n#smem = "));
-    for release in TritonVersion::ALL {
+    for release in Release::ALL {
         let findings = linear_layout::finder::check_ttgir::check(&converts, release).unwrap();
         assert_eq!(findings, vec![], "{release}:\n{converts}");
     }

@@ -4,7 +4,7 @@
 //! nvidia_mma, dot_op, amd_mfma, amd_wmma, linear, swizzled_shared,
 //! nvmma_shared, shared_linear) with small parameters and a shape, printed
 //! to TTGIR text in both dialect spellings, parsed back, and converted with
-//! `to_linear_layout` for each of `TritonVersion::ALL`. The other half are
+//! `to_linear_layout` for each of `Release::ALL`. The other half are
 //! raw text for `parse_attr`, `Defs::from_module` and `check_ttgir`.
 //!
 //! Any `Err` or `NoLayout` is fine, a panic is a bug. A layout must have
@@ -19,7 +19,7 @@ use libfuzzer_sys::fuzz_target;
 use linear_layout::finder::check_ttgir;
 use linear_layout::triton::attr::*;
 use linear_layout::triton::print::print_attr;
-use linear_layout::triton::{Conversion, Defs, TritonVersion, parse_attr, to_linear_layout};
+use linear_layout::triton::{Conversion, Defs, Release, parse_attr, to_linear_layout};
 use linear_layout::reference::gf2_rank;
 use linear_layout::{Dim, LinearLayout, dim};
 
@@ -433,7 +433,7 @@ impl Gen {
 
 const HARDWARE_DIMS: [&str; 5] = ["register", "lane", "warp", "block", "offset"];
 
-fn check_layout(attr: &Attr, shape: &[u64], version: TritonVersion, l: &LinearLayout) {
+fn check_layout(attr: &Attr, shape: &[u64], version: Release, l: &LinearLayout) {
     let context = || format!("{attr:?} on {shape:?} in {version}:\n{l:?}");
     let outs: Vec<(Dim, u64)> = l.out_dims().collect();
     let want: Vec<(Dim, u64)> = shape
@@ -489,7 +489,7 @@ fn check_layout(attr: &Attr, shape: &[u64], version: TritonVersion, l: &LinearLa
 
 /// Every release's conversion of `attr`; the layouts where there are some.
 fn convert_all(attr: &Attr, shape: &[u64], elem_bits: Option<u64>) -> Vec<Option<LinearLayout>> {
-    TritonVersion::ALL
+    Release::ALL
         .iter()
         .map(|&v| match to_linear_layout(attr, shape, v, elem_bits) {
             Ok(Conversion::Layout(l)) => {
@@ -582,7 +582,7 @@ fn raw(text: &str, shape_seed: u8) {
             let rank = attr.rank().unwrap_or(2).min(6);
             convert_all(attr, &shapes(rank)[1], None);
         }
-        for v in TritonVersion::ALL {
+        for v in Release::ALL {
             let _ = check_ttgir::check(text, v);
         }
     }

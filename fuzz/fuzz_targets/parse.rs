@@ -7,7 +7,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use linear_layout::finder::check_ttgir;
-use linear_layout::triton::TritonVersion;
+use linear_layout::triton::Release;
 use linear_layout::{LinearLayout, format};
 
 fn text_safe(l: &LinearLayout) -> bool {
@@ -24,7 +24,7 @@ fn text_safe(l: &LinearLayout) -> bool {
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    for release in TritonVersion::ALL {
+    for release in Release::ALL {
         let _ = check_ttgir::check(text, release);
     }
     let Ok(layout) = format::parse_any(text) else { return };

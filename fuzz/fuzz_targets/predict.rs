@@ -6,12 +6,11 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use linear_layout::finder::predict::predict_traced;
 use linear_layout::finder::search::{fix_for, shrink};
 use linear_layout::finder::{
-    Arch, Config, Dtype, Pattern, Variant, Verdict, check_ttgir, predict, repro,
+    Arch, Config, Dtype, Pattern, Variant, Verdict, check_ttgir, predict, predict_traced, repro,
 };
-use linear_layout::triton::TritonVersion;
+use linear_layout::triton::Release;
 
 /// A block size: mostly a power of two (1 to 2048), or any `u16`.
 #[derive(Arbitrary, Debug, Clone, Copy)]
@@ -74,7 +73,7 @@ impl Input {
                 (self.stages - 0xf0) as u64
             },
             arch: pick(&Arch::ALL, self.arch),
-            triton: pick(&TritonVersion::ALL, self.release),
+            triton: pick(&Release::ALL, self.release),
             variant: self.pre_5905.then_some(Variant::Pre5905),
         }
     }
@@ -99,14 +98,22 @@ fuzz_target!(|input: Input| {
         "predict accepted an invalid configuration {cfg}"
     );
 
-    // The verdict and its site agree, traced or not.
+    // The verdict and its failure agree, traced or not, and the failure's
+    // location is its site's, in its release.
     let failing = p.verdict != Verdict::Ok;
-    assert_eq!(p.site.is_some(), failing, "{cfg}: {p:?}");
-    assert_eq!(p.message.is_some(), failing, "{cfg}: {p:?}");
+    assert_eq!(p.failure.is_some(), failing, "{cfg}: {p:?}");
+    if let Some(f) = &p.failure {
+        assert_eq!(f.release, cfg.triton, "{cfg}: {f}");
+        assert!(f.location.releases.contains(f.release), "{cfg}: {f}");
+        assert!(
+            f.site.locations.iter().any(|l| std::ptr::eq(*l, f.location)),
+            "{cfg}: {f}"
+        );
+    }
     let quiet = predict_traced(&cfg, false).expect("valid configuration");
     assert_eq!(
-        (quiet.verdict, &quiet.site, &quiet.message),
-        (p.verdict, &p.site, &p.message),
+        (quiet.verdict, &quiet.failure),
+        (p.verdict, &p.failure),
         "tracing changes the prediction of {cfg}"
     );
 
@@ -120,29 +127,25 @@ fuzz_target!(|input: Input| {
     assert!(!repro::python_script(&cfg, &expect).is_empty());
     // A module is written only for a failure it reproduces: check-ttgir
     // blames its one store at the same site.
-    if let Some(module) = repro::ttgir_module(&cfg, p.site.as_deref()) {
+    if let Some(module) = repro::ttgir_module(&cfg, p.failure.as_ref().map(|f| f.site)) {
         let findings = check_ttgir::check(&module, cfg.triton)
             .unwrap_or_else(|e| panic!("the reproducer module of {cfg} does not check: {e}\n{module}"));
         assert!(
-            findings.iter().any(|f| Some(&f.failure.site) == p.site.as_ref()),
+            findings.iter().any(|f| Some(f.failure.site.id) == p.site_id()),
             "the reproducer module of {cfg} does not fail at {:?}: {findings:?}\n{module}",
-            p.site
+            p.site_id()
         );
     }
 
-    let Some(site) = p.site.clone() else { return };
+    let Some(site) = p.site_id() else { return };
     let Some((small, sp)) = shrink(&cfg) else {
         panic!("shrink found nothing for failing {cfg} at {site}");
     };
     assert!(small.validate().is_ok(), "shrunk {small} is invalid");
-    assert_eq!(
-        sp.site.as_deref(),
-        Some(site.as_str()),
-        "shrunk {small} fails elsewhere"
-    );
+    assert_eq!(sp.site_id(), Some(site), "shrunk {small} fails elsewhere");
     assert_eq!(sp.verdict, p.verdict, "shrunk {small} ends differently");
     let again = predict(&small).expect("valid");
-    assert_eq!(again.site.as_deref(), Some(site.as_str()));
+    assert_eq!(again.site_id(), Some(site));
     assert!(
         small.elements() <= cfg.elements(),
         "shrunk {small} is larger than {cfg}"
@@ -153,8 +156,8 @@ fuzz_target!(|input: Input| {
         (cfg.pattern, cfg.dtype, cfg.arch, cfg.triton)
     );
 
-    let fix = fix_for(&cfg, &site);
-    assert!(!fix.change.is_empty());
+    let fix = fix_for(&cfg);
+    assert!(!fix.describe().is_empty());
     if let Some(v) = fix.fixed_in {
         // A development build's own release may be the fix.
         assert!(v > cfg.triton || (cfg.variant.is_some() && v == cfg.triton));

@@ -1,58 +1,86 @@
 //! `linear-layout check-ttgir`: modelled checks over a TTGIR dump.
 
+use super::Found;
+use super::input::read_arg;
 use clap::Args;
-use linear_layout::finder::check_ttgir::check;
-use linear_layout::triton::TritonVersion;
+use linear_layout::finder::check_ttgir::{check, looks_like};
+use linear_layout::triton::release::release_help;
+use linear_layout::triton::{Entry, Release};
 use serde_json::json;
 
 #[derive(Args)]
+#[command(
+    after_help = "Exit status: 0 when no modelled check fails, 1 when one does, 2 when the \
+    input cannot be read or holds no TTGIR module."
+)]
 pub struct CheckTtgirArgs {
-    /// A TTGIR file as Triton emits it.
+    /// A TTGIR file as Triton emits it (`-` reads stdin).
     file: String,
-    /// The release that produced it (its lowering is modelled).
-    #[arg(long, default_value = "3.2")]
-    triton: TritonVersion,
-    /// Print `{"file", "triton", "findings": [{"line", "op", "verdict",
-    /// "site", "message"}]}` instead of text. `op` is the op's name, or
-    /// `#name` for a layout definition the release cannot parse.
+    #[arg(long, default_value = "latest", help = release_help())]
+    triton: Release,
+    /// Print `{"file", "triton", "warnings", "findings": [{"line", "op",
+    /// "verdict", "verdict_from_source", "failure": {…}}]}` instead of text.
+    /// `verdict` is for this file compiled with `triton.compile(path)`,
+    /// `verdict_from_source` for the kernel compiled from Python; `op` is
+    /// the op's name, or `#name` for a layout definition the release cannot
+    /// parse.
     #[arg(long)]
     json: bool,
 }
 
-pub fn run(args: CheckTtgirArgs) -> Result<(), String> {
-    let text = std::fs::read_to_string(&args.file)
-        .map_err(|e| format!("cannot read {}: {e}", args.file))?;
-    let findings = check(&text, args.triton).map_err(|e| format!("{}: {e}", args.file))?;
+pub fn run(args: CheckTtgirArgs) -> Result<Found, String> {
+    let name = if args.file == "-" {
+        "<stdin>"
+    } else {
+        args.file.as_str()
+    };
+    let text = if args.file == "-" {
+        read_arg("-")?
+    } else {
+        std::fs::read_to_string(&args.file).map_err(|e| format!("cannot read {name}: {e}"))?
+    };
+    let warnings = looks_like(&text, args.triton).map_err(|e| format!("{name}: {e}"))?;
+    for w in &warnings {
+        eprintln!("warning: {name}: {w}");
+    }
+    let findings = check(&text, args.triton).map_err(|e| format!("{name}: {e}"))?;
     let out = if args.json {
         let items: Vec<_> = findings
             .iter()
             .map(|f| {
-                json!({"line": f.line, "op": f.op, "verdict": f.verdict,
-                       "site": f.failure.site, "message": f.failure.message})
+                json!({"line": f.line, "op": f.op,
+                       "verdict": f.failure.verdict(Entry::IrFile),
+                       "verdict_from_source": f.failure.verdict(Entry::Source),
+                       "failure": f.failure.to_json(Entry::IrFile)})
             })
             .collect();
-        let report =
-            json!({"file": args.file, "triton": args.triton.to_string(), "findings": items});
+        let report = json!({"file": name, "triton": args.triton.to_string(),
+                            "warnings": warnings, "findings": items});
         format!("{report}\n")
     } else if findings.is_empty() {
         format!(
-            "{}: no modelled check fails for Triton {}\n",
-            args.file, args.triton
+            "{name}: no modelled check fails for Triton {}\n",
+            args.triton
         )
     } else {
         let mut out = String::new();
         for f in &findings {
+            let fail = &f.failure;
             out += &format!(
-                "{}:{}: {} — {} ({})\n",
-                args.file, f.line, f.op, f.failure.message, f.failure.site
+                "{name}:{}: {} — site {} ({} at {}): {}\n    why: {}\n    compiling this file: {}; the kernel from source: {}\n",
+                f.line,
+                f.op,
+                fail.site.id,
+                fail.location.function,
+                fail.cite(),
+                fail.triton_message,
+                fail.explanation,
+                fail.verdict(Entry::IrFile),
+                fail.verdict(Entry::Source),
             );
         }
         out + &format!("{} finding(s) for Triton {}\n", findings.len(), args.triton)
     };
-    // A closed pipe (`| head`) is not an error; findings exit 1 in both forms.
     super::print_out(&out)?;
-    if !findings.is_empty() {
-        std::process::exit(1);
-    }
-    Ok(())
+    Ok(Found::when(!findings.is_empty()))
 }

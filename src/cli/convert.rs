@@ -5,7 +5,7 @@ use super::view;
 use clap::Args;
 use linear_layout::format::json::to_json_string;
 use linear_layout::triton::request::convert_line;
-use linear_layout::triton::{Conversion, Defs, TritonVersion, parse_attr, to_linear_layout};
+use linear_layout::triton::{Conversion, Defs, Release, parse_attr, to_linear_layout};
 use std::io::{BufRead, BufWriter, Write};
 
 #[derive(Args)]
@@ -76,7 +76,7 @@ pub fn run(args: ConvertArgs) -> Result<(), String> {
             .as_deref()
             .ok_or("give --shape, e.g. --shape 64x256")?,
     )?;
-    let version: TritonVersion = args.triton.parse().map_err(|e| format!("{e}"))?;
+    let version: Release = args.triton.parse().map_err(|e| format!("{e}"))?;
     let defs = match &args.defs {
         Some(path) => {
             let text =

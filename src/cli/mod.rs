@@ -11,6 +11,7 @@ mod search;
 mod show;
 mod shrink;
 mod shrink_trace;
+mod sites;
 mod view;
 
 use clap::{Parser, Subcommand};
@@ -18,7 +19,14 @@ use std::process::ExitCode;
 
 /// Triton's linear layouts: inspect, compute, and check them against Triton.
 #[derive(Parser)]
-#[command(name = "linear-layout", version, about, long_about = None)]
+#[command(
+    name = "linear-layout",
+    version,
+    about,
+    long_about = None,
+    after_help = "Exit status: 0 when nothing fails, 1 when `predict`, `check-ttgir`, `search`, `shrink` \
+                  or `shrink-trace` found a failure, 2 on bad input or usage."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -44,26 +52,50 @@ enum Command {
     CheckTtgir(check_ttgir::CheckTtgirArgs),
     /// Shrink a failing eval trace, or a failing `ops` fuzz artifact, to its smallest failing request.
     ShrinkTrace(shrink_trace::ShrinkTraceArgs),
+    /// List the modelled failure sites: where each release fails, how, what fixed it.
+    Sites(sites::SitesArgs),
 }
+
+/// What a command found, for its exit status: 0 when nothing fails, 1
+/// when a failure was found, 2 for bad input or usage (as clap does).
+pub enum Found {
+    /// Nothing fails (or the command checks nothing).
+    Nothing,
+    /// A failure was found.
+    Failures,
+}
+
+impl Found {
+    /// `Failures` when `any`.
+    pub fn when(any: bool) -> Found {
+        if any { Found::Failures } else { Found::Nothing }
+    }
+}
+
+/// Bad input or usage.
+const USAGE: u8 = 2;
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    let nothing = |r: Result<(), String>| r.map(|()| Found::Nothing);
     let result = match cli.command {
-        Command::Show(args) => show::run(args),
-        Command::Eval(args) => eval::run(args),
-        Command::Convert(args) => convert::run(args),
+        Command::Show(args) => nothing(show::run(args)),
+        Command::Eval(args) => nothing(eval::run(args)),
+        Command::Convert(args) => nothing(convert::run(args)),
         Command::Predict(args) => predict::run(args),
         Command::Search(args) => search::run(args),
         Command::Shrink(args) => shrink::run(args),
-        Command::Repro(args) => repro::run(args),
+        Command::Repro(args) => nothing(repro::run(args)),
         Command::CheckTtgir(args) => check_ttgir::run(args),
         Command::ShrinkTrace(args) => shrink_trace::run(args),
+        Command::Sites(args) => nothing(sites::run(args)),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(Found::Nothing) => ExitCode::SUCCESS,
+        Ok(Found::Failures) => ExitCode::FAILURE,
         Err(message) => {
             eprintln!("error: {message}");
-            ExitCode::FAILURE
+            ExitCode::from(USAGE)
         }
     }
 }

@@ -1,9 +1,11 @@
 //! `linear-layout predict`: the real compiler's verdict for one
-//! configuration, or a JSON Lines batch.
+//! configuration in each release asked, or a JSON Lines batch.
 
+use super::Found;
 use clap::Args;
 use linear_layout::finder::{Arch, Config, Dtype, Pattern, Prediction, Variant, predict};
-use linear_layout::triton::TritonVersion;
+use linear_layout::triton::Release;
+use linear_layout::triton::release::release_help;
 use std::io::{BufRead, BufWriter, Write};
 
 /// The kernel configuration flags shared by `predict`, `shrink` and `repro`.
@@ -36,9 +38,6 @@ pub struct ConfigArgs {
     /// Target: sm80, sm86, sm89, sm90, sm100 or sm120.
     #[arg(long, default_value = "sm90")]
     pub arch: Arch,
-    /// Triton release: 3.1, 3.2, 3.3, 3.4, 3.7 (3.5 to 3.7), 3.8 or newest (3.9).
-    #[arg(long, default_value = "3.2")]
-    pub triton: TritonVersion,
     /// A development build on top of the release: `pre-5905` (with --triton
     /// 3.3) is Triton between 3.2 and 3.3, whose pipeliner reordered rank-3
     /// shared buffers (triton #5882).
@@ -46,9 +45,16 @@ pub struct ConfigArgs {
     pub variant: Option<Variant>,
 }
 
+/// One release for `shrink` and `repro`.
+#[derive(Args, Clone)]
+pub struct OneRelease {
+    #[arg(long, default_value = "latest", help = release_help())]
+    pub triton: Release,
+}
+
 impl ConfigArgs {
-    /// The configuration (X defaults to 64 for chain patterns).
-    pub fn config(&self) -> Config {
+    /// The configuration in `triton` (X defaults to 64 for chain patterns).
+    pub fn config(&self, triton: Release) -> Config {
         Config {
             pattern: self.pattern,
             m: self.m,
@@ -63,7 +69,7 @@ impl ConfigArgs {
             num_warps: self.num_warps,
             num_stages: self.num_stages,
             arch: self.arch,
-            triton: self.triton,
+            triton,
             variant: self.variant,
         }
     }
@@ -73,21 +79,50 @@ impl ConfigArgs {
 pub struct PredictArgs {
     #[command(flatten)]
     config: ConfigArgs,
-    /// Print JSON: {"verdict", "site", "message", "steps"}.
+    /// Releases to predict, comma-separated, or `all` (the default): each
+    /// gets its verdict. Names: see `linear-layout sites --releases`.
+    #[arg(long, value_delimiter = ',', default_value = "all")]
+    triton: Vec<String>,
+    /// Print one JSON line per release: {"config", "release", "verdict",
+    /// "failure"?: {"site", "ending", "verdict", "function", "location",
+    /// "triton_message", "explanation", …}, "steps"}.
     #[arg(long)]
     json: bool,
     /// Read JSON Lines configurations from stdin, one verdict line each:
     /// {"pattern", "m", "n", "k", "x", "dtype", "num_warps", "num_stages",
     /// "arch", "triton"} and, for a development build, "variant".
-    #[arg(long)]
+    #[arg(long, conflicts_with = "json")]
     batch: bool,
+}
+
+/// The releases named by `--triton`: `all`, or names.
+pub fn releases(names: &[String]) -> Result<Vec<Release>, String> {
+    if names.iter().any(|n| n == "all") {
+        return Ok(Release::ALL.to_vec());
+    }
+    let mut out: Vec<Release> = Vec::new();
+    for n in names {
+        let r: Release = n.parse().map_err(|e| format!("--triton: {e}"))?;
+        if !out.contains(&r) {
+            out.push(r);
+        }
+    }
+    Ok(out)
 }
 
 /// A prediction for people.
 pub fn render(cfg: &Config, p: &Prediction) -> String {
     let mut s = format!("{cfg}\nverdict: {}\n", p.verdict);
-    if let (Some(site), Some(message)) = (&p.site, &p.message) {
-        s.push_str(&format!("site:    {site}\nmessage: {message}\n"));
+    if let Some(f) = &p.failure {
+        s.push_str(&format!(
+            "site:    {} ({} at {}, {})\nmessage: {}\nwhy:     {}\n",
+            f.site.id,
+            f.location.function,
+            f.cite(),
+            f.ending().describe(),
+            f.triton_message,
+            f.explanation
+        ));
     }
     s.push_str("steps:\n");
     for step in &p.steps {
@@ -101,38 +136,88 @@ pub fn render(cfg: &Config, p: &Prediction) -> String {
     s
 }
 
-pub fn run(args: PredictArgs) -> Result<(), String> {
+/// One line per release for people.
+fn render_line(release: Release, p: &Prediction) -> String {
+    match &p.failure {
+        None => format!("  {release:<5} {}\n", p.verdict),
+        Some(f) => format!(
+            "  {release:<5} {:<5} {} at {}: {}\n",
+            p.verdict,
+            f.site.id,
+            f.cite(),
+            f.triton_message
+        ),
+    }
+}
+
+/// The JSON line of one prediction.
+fn json_line(cfg: &Config, p: &Prediction) -> serde_json::Value {
+    let mut v = serde_json::to_value(p).unwrap_or_default();
+    if let Some(map) = v.as_object_mut() {
+        map.insert("release".into(), cfg.triton.to_string().into());
+        map.insert(
+            "config".into(),
+            serde_json::to_value(cfg).unwrap_or_default(),
+        );
+    }
+    v
+}
+
+pub fn run(args: PredictArgs) -> Result<Found, String> {
     if args.batch {
-        let mut out = BufWriter::new(std::io::stdout().lock());
-        for line in std::io::stdin().lock().lines() {
-            let line = line.map_err(|e| format!("cannot read stdin: {e}"))?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let answer = match serde_json::from_str::<Config>(&line) {
-                Err(e) => {
-                    serde_json::json!({"error": {"kind": "bad_request", "message": e.to_string()}})
-                }
-                Ok(cfg) => match predict(&cfg) {
-                    Ok(p) => serde_json::to_value(&p).unwrap_or_default(),
-                    Err(e) => {
-                        serde_json::json!({"error": {"kind": "invalid_config", "message": e.to_string()}})
-                    }
-                },
-            };
-            writeln!(out, "{answer}").map_err(|e| e.to_string())?;
+        return batch();
+    }
+    let releases = releases(&args.triton)?;
+    let mut any = false;
+    let mut out = String::new();
+    let mut table = String::new();
+    for &release in &releases {
+        let cfg = args.config.config(release);
+        let p = predict(&cfg).map_err(|e| e.to_string())?;
+        any |= p.failure.is_some();
+        if args.json {
+            out += &format!("{}\n", json_line(&cfg, &p));
+        } else if releases.len() == 1 {
+            out += &render(&cfg, &p);
+        } else {
+            table += &render_line(release, &p);
         }
-        return out.flush().map_err(|e| e.to_string());
     }
-    let cfg = args.config.config();
-    let p = predict(&cfg).map_err(|e| e.to_string())?;
-    if args.json {
-        super::print_out(&format!(
-            "{}\n",
-            serde_json::to_string(&p).map_err(|e| e.to_string())?
-        ))?;
-    } else {
-        super::print_out(&render(&cfg, &p))?;
+    if let (false, Some(&first)) = (table.is_empty(), releases.first()) {
+        out = format!(
+            "{}\n{table}(--triton RELEASE shows the steps that lead to one verdict)\n",
+            args.config.config(first).kernel()
+        );
     }
-    Ok(())
+    super::print_out(&out)?;
+    Ok(Found::when(any))
+}
+
+/// `--batch`: one answer per line of stdin.
+fn batch() -> Result<Found, String> {
+    let mut any = false;
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    for line in std::io::stdin().lock().lines() {
+        let line = line.map_err(|e| format!("cannot read stdin: {e}"))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let answer = match serde_json::from_str::<Config>(&line) {
+            Err(e) => {
+                serde_json::json!({"error": {"kind": "bad_request", "message": e.to_string()}})
+            }
+            Ok(cfg) => match predict(&cfg) {
+                Ok(p) => {
+                    any |= p.failure.is_some();
+                    serde_json::to_value(&p).unwrap_or_default()
+                }
+                Err(e) => {
+                    serde_json::json!({"error": {"kind": "invalid_config", "message": e.to_string()}})
+                }
+            },
+        };
+        writeln!(out, "{answer}").map_err(|e| e.to_string())?;
+    }
+    out.flush().map_err(|e| e.to_string())?;
+    Ok(Found::when(any))
 }

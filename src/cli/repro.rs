@@ -1,7 +1,7 @@
 //! `linear-layout repro`: a Python script (and a TTGIR module) reproducing a
 //! configuration with the real compiler.
 
-use super::predict::ConfigArgs;
+use super::predict::{ConfigArgs, OneRelease};
 use clap::Args;
 use linear_layout::finder::predict;
 use linear_layout::finder::repro::{python_script, ttgir_module};
@@ -10,17 +10,19 @@ use linear_layout::finder::repro::{python_script, ttgir_module};
 pub struct ReproArgs {
     #[command(flatten)]
     config: ConfigArgs,
+    #[command(flatten)]
+    release: OneRelease,
     /// Directory to write `repro.py` (and `repro.ttgir`) into.
     #[arg(long)]
     out: String,
 }
 
 pub fn run(args: ReproArgs) -> Result<(), String> {
-    let cfg = args.config.config();
+    let cfg = args.config.config(args.release.triton);
     let p = predict(&cfg).map_err(|e| e.to_string())?;
-    let mut expect = match (&p.site, &p.message) {
-        (Some(site), Some(_)) => format!("{} at {site}", p.verdict),
-        _ => p.verdict.to_string(),
+    let mut expect = match &p.failure {
+        Some(f) => format!("{} at {} ({})", p.verdict, f.site.id, f.cite()),
+        None => p.verdict.to_string(),
     };
     if let Some(variant) = cfg.variant {
         // No released wheel is that build: a real 3.3.x should compile it.
@@ -37,7 +39,7 @@ pub fn run(args: ReproArgs) -> Result<(), String> {
     super::print_out(&format!(
         "wrote {script} (run it with the triton you want to test: python3 {script})\n"
     ))?;
-    if let Some(module) = ttgir_module(&cfg, p.site.as_deref()) {
+    if let Some(module) = ttgir_module(&cfg, p.failure.as_ref().map(|f| f.site)) {
         let path = format!("{}/repro.ttgir", args.out);
         std::fs::write(&path, module).map_err(|e| format!("cannot write {path}: {e}"))?;
         super::print_out(&format!(

@@ -1,18 +1,25 @@
 //! `linear-layout search`: the failing map of the parameter space.
 
+use super::Found;
+use super::predict::releases;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use linear_layout::finder::search::{Space, fix_for, search};
-use linear_layout::finder::{Arch, Dtype, Pattern, Variant};
-use linear_layout::triton::TritonVersion;
-use std::collections::BTreeMap;
+use linear_layout::finder::search::{Fix, Options, Report, SiteGroup, Space, search};
+use linear_layout::finder::{Arch, Config, Dtype, Pattern, Variant};
+use linear_layout::triton::{Entry, Release, Site, SiteKind};
+use serde_json::{Value, json};
 use std::fmt::Write as _;
 
 #[derive(Args)]
+#[command(
+    after_help = "Exit status: 0 when no compiler failure is found (front-end rejections \
+    do not count), 1 when one is, 2 on bad input."
+)]
 pub struct SearchArgs {
-    /// Only these releases (default: all: 3.1, 3.2, 3.3, 3.4, 3.7, 3.8, newest).
-    #[arg(long, value_delimiter = ',')]
-    triton: Vec<TritonVersion>,
+    /// Releases to report, comma-separated, or `all` (the default). Each
+    /// configuration's fix is read over every later release all the same.
+    #[arg(long, value_delimiter = ',', default_value = "all")]
+    triton: Vec<String>,
     /// Only these patterns (default: all).
     #[arg(long, value_delimiter = ',')]
     pattern: Vec<Pattern>,
@@ -35,14 +42,26 @@ pub struct SearchArgs {
     /// between 3.2 and 3.3; implies --triton 3.3).
     #[arg(long)]
     variant: Option<Variant>,
-    /// How many failing configurations to list per site.
+    /// Drop values `predict` would refuse (a size of 2048, 0 stages, …) and
+    /// say how many, instead of stopping at the first.
+    #[arg(long)]
+    skip_invalid: bool,
+    /// How many of the smallest failing configurations to list per site.
     #[arg(long, default_value_t = 8)]
     show: usize,
+    /// List front-end rejections (fp8e4nv before sm89, 8-bit dots with K <
+    /// 32, …) in full, like compiler failures, instead of one line each.
+    #[arg(long)]
+    all_rejections: bool,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
-    /// Print the groups as JSON: {"total", "failing", "groups": [{"release",
-    /// "site", "verdict", "count", "minimal", "message", "fixed_in", "change"}]}.
+    /// Print the report as JSON: {"total", "failing", "skipped", "groups":
+    /// [{"release", "site", "kind", "verdict", "count", "function",
+    /// "location", "triton_message", "explanation", "workaround", "minimal",
+    /// "examples", "where", "fixes": [{"count", "fixed_in", "change",
+    /// "blocker", "broken_again"}]}], "regressions": [{"passes_in",
+    /// "fails_in", "site", "kind", "count", "minimal"}]}.
     #[arg(long)]
     json: bool,
 }
@@ -55,13 +74,26 @@ fn or_default<T: Clone>(given: &[T], default: Vec<T>) -> Vec<T> {
     }
 }
 
-pub fn run(args: SearchArgs) -> Result<(), String> {
+pub fn run(args: SearchArgs) -> Result<Found, String> {
     let d = Space::default();
-    for &s in args.sizes.iter().chain(&args.num_warps) {
-        if !s.is_power_of_two() {
-            return Err(format!("{s} is not a power of two"));
+    let asked = releases(&args.triton)?;
+    let releases = match args.variant {
+        // A development build sits on one release.
+        Some(v) => {
+            let named: Vec<&String> = args.triton.iter().filter(|t| *t != "all").collect();
+            match asked.iter().find(|&&t| t != v.release()) {
+                Some(&t) if !named.is_empty() => {
+                    return Err(format!(
+                        "{}; pass --triton {} or no --triton",
+                        v.wrong_release(t),
+                        v.release()
+                    ));
+                }
+                _ => vec![v.release()],
+            }
         }
-    }
+        None => asked,
+    };
     let space = Space {
         patterns: or_default(&args.pattern, d.patterns),
         sizes: or_default(&args.sizes, d.sizes),
@@ -69,157 +101,277 @@ pub fn run(args: SearchArgs) -> Result<(), String> {
         warps: or_default(&args.num_warps, d.warps),
         stages: or_default(&args.num_stages, d.stages),
         archs: or_default(&args.arch, d.archs),
-        releases: match args.variant {
-            // A development build sits on one release.
-            Some(v) => match args.triton.iter().find(|&&t| t != v.release()) {
-                Some(&t) => {
-                    let release = v.release();
-                    return Err(format!(
-                        "{}; pass --triton {release} or no --triton",
-                        v.wrong_release(t)
-                    ));
-                }
-                None => vec![v.release()],
-            },
-            None => or_default(&args.triton, d.releases),
-        },
+        releases,
         variant: args.variant,
     };
-    let total = space.configs().len() as u64;
+    let (space, skipped) = space
+        .validated(args.skip_invalid)
+        .map_err(|e| format!("{e} (--skip-invalid drops such values)"))?;
+    for v in &skipped.values {
+        eprintln!("skipped {v}");
+    }
     let bar = if args.quiet {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new(total)
+        ProgressBar::new(space.count())
     };
     bar.set_style(
         ProgressStyle::with_template(
-            "{spinner} predicting {pos}/{len} configurations [{bar:40}] {per_sec} {eta}",
+            "{spinner} predicting {human_pos}/{human_len} configurations [{bar:40}] {per_sec} ETA {eta}",
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> "),
     );
     let started = std::time::Instant::now();
-    let report = search(&space, &|n| bar.set_position(n as u64));
+    let options = Options {
+        examples: args.show.max(1),
+    };
+    let report = search(&space, &options, &|done, _| bar.set_position(done));
     bar.finish_and_clear();
-    let secs = started.elapsed().as_secs_f64();
+    let found = Found::when(report.groups.iter().any(|g| g.site.kind == SiteKind::Bug));
+    let skipped: Vec<String> = skipped.values.iter().map(|v| v.to_string()).collect();
     if args.json {
-        let groups: Vec<serde_json::Value> = report
-            .groups
-            .iter()
-            .map(|g| {
-                let fix = fix_for(&g.minimal, &g.site);
-                serde_json::json!({
-                    "release": g.release.to_string(),
-                    "site": g.site,
-                    "verdict": g.verdict,
-                    "count": g.configs.len(),
-                    "minimal": g.minimal,
-                    "message": g.minimal_prediction.message,
-                    "fixed_in": fix.fixed_in.map(|v| v.to_string()),
-                    "change": fix.change,
-                })
-            })
-            .collect();
-        let value =
-            serde_json::json!({"total": report.total, "failing": report.failing, "groups": groups});
-        return super::print_out(&format!("{value}\n"));
+        let value = report_json(&report, &skipped);
+        super::print_out(&format!("{value}\n"))?;
+        return Ok(found);
     }
-    // How a group's build is named: the release, or the development build on it.
-    let build = |release: TritonVersion| match args.variant {
+    let secs = started.elapsed().as_secs_f64();
+    let text = render(&report, &args, args.variant, secs, &skipped);
+    super::print_out(&text)?;
+    Ok(found)
+}
+
+/// How a group's build is named: the release, or the development build on it.
+fn build(release: Release, variant: Option<Variant>) -> String {
+    match variant {
         Some(v) => format!("{release} ({} build)", v.name()),
         None => release.to_string(),
+    }
+}
+
+/// The `repro` command for a configuration.
+fn reproduce(c: &Config) -> String {
+    let x = c.x.map(|x| format!(" --x {x}")).unwrap_or_default();
+    let variant = c
+        .variant
+        .map(|v| format!(" --variant {}", v.name()))
+        .unwrap_or_default();
+    format!(
+        "linear-layout repro --pattern {} --m {} --n {} --k {}{x} --dtype {} --num-warps {} --num-stages {} --arch {} --triton {}{variant} --out repro-dir",
+        c.pattern.name(),
+        c.m,
+        c.n,
+        c.k,
+        c.dtype.name(),
+        c.num_warps,
+        c.num_stages,
+        c.arch.name(),
+        c.triton
+    )
+}
+
+/// One fix line; `site` is the group's.
+fn fix_text(fix: &Fix, count: u64, site: &Site) -> String {
+    let Some(release) = fix.fixed_in else {
+        return format!("{count}: {}", fix.describe());
     };
+    let mut line = format!("{count} fixed in {release}: {}", fix.describe());
+    if let Some(blocker) = fix.blocker.filter(|b| *b != site) {
+        line += &format!(" (they fail at {blocker} until then)");
+    }
+    if let Some((again, at)) = fix.broken_again {
+        line += &format!("; failing again from {again} at {at}");
+    }
+    line
+}
+
+fn render(
+    report: &Report,
+    args: &SearchArgs,
+    variant: Option<Variant>,
+    secs: f64,
+    skipped: &[String],
+) -> String {
     let mut out = String::new();
+    let (bugs, rejections): (Vec<&SiteGroup>, Vec<&SiteGroup>) = report
+        .groups
+        .iter()
+        .partition(|g| g.site.kind == SiteKind::Bug);
+    let count = |gs: &[&SiteGroup]| gs.iter().map(|g| g.count).sum::<u64>();
     let _ = writeln!(
         out,
-        "{} configurations predicted in {:.2} s ({:.0}/s); {} fail.\n",
+        "{} configurations predicted in {:.2} s ({:.0}/s); {} fail: {} at compiler failures, {} \
+         rejected by the front end.",
         report.total,
         secs,
         report.total as f64 / secs.max(1e-9),
-        report.failing
+        report.failing,
+        count(&bugs),
+        count(&rejections)
     );
-    if report.groups.is_empty() {
-        let _ = writeln!(out, "No configuration fails.");
-        return super::print_out(&out);
+    if !skipped.is_empty() {
+        let _ = writeln!(out, "{} value(s) skipped as invalid.", skipped.len());
     }
-    let _ = writeln!(out, "== Failing configurations by release and site\n");
-    for g in &report.groups {
+    let _ = writeln!(out);
+    let listed: Vec<&SiteGroup> = if args.all_rejections {
+        report.groups.iter().collect()
+    } else {
+        bugs.clone()
+    };
+    if listed.is_empty() {
+        let _ = writeln!(out, "== No compiler failure in this space.\n");
+    } else {
         let _ = writeln!(
             out,
-            "Triton {} — {} ({} configurations, verdict {})",
-            build(g.release),
-            g.site,
-            g.configs.len(),
-            g.verdict
+            "== Compiler failures by release and site (smallest reproducer, fix, workaround)\n"
         );
-        let mut by_pattern: BTreeMap<(Pattern, Arch), usize> = BTreeMap::new();
-        for c in &g.configs {
-            *by_pattern.entry((c.pattern, c.arch)).or_default() += 1;
-        }
-        let summary: Vec<String> = by_pattern
-            .iter()
-            .map(|((p, a), n)| format!("{} on {}: {n}", p.name(), a.name()))
-            .collect();
-        let _ = writeln!(out, "  where: {}", summary.join(", "));
-        for c in g.configs.iter().take(args.show) {
-            let _ = writeln!(out, "    {c}");
-        }
-        if g.configs.len() > args.show {
-            let _ = writeln!(out, "    … {} more", g.configs.len() - args.show);
-        }
-        let _ = writeln!(out);
     }
-    let _ = writeln!(
-        out,
-        "== Minimal reproducer per site (fewest elements, then fewest warps)\n"
-    );
-    for g in &report.groups {
-        let _ = writeln!(out, "Triton {} — {}", build(g.release), g.site);
-        let _ = writeln!(out, "  {}", g.minimal);
-        if let Some(m) = &g.minimal_prediction.message {
-            let _ = writeln!(out, "  message: {m}");
-        }
-        let c = &g.minimal;
-        let x = c.x.map(|x| format!(" --x {x}")).unwrap_or_default();
-        let variant = c
-            .variant
-            .map(|v| format!(" --variant {}", v.name()))
-            .unwrap_or_default();
+    for g in &listed {
+        group_text(&mut out, g, args.show, variant);
+    }
+    if !report.regressions.is_empty() {
         let _ = writeln!(
             out,
-            "  reproduce: linear-layout repro --pattern {} --m {} --n {} --k {}{x} --dtype {} --num-warps {} --num-stages {} --arch {} --triton {}{variant} --out repro-dir\n",
-            c.pattern.name(),
-            c.m,
-            c.n,
-            c.k,
-            c.dtype.name(),
-            c.num_warps,
-            c.num_stages,
-            c.arch.name(),
-            c.triton
+            "== Regressions: configurations that compile in one release and fail in the next\n"
         );
-    }
-    let _ = writeln!(
-        out,
-        "== Fix validation: the first release that compiles each failing configuration\n"
-    );
-    for g in &report.groups {
-        // Keyed by release and change together: one change can be the first
-        // to compile some configurations and be followed by another site's
-        // failure for others.
-        let mut fixes: BTreeMap<(Option<TritonVersion>, String), usize> = BTreeMap::new();
-        for c in &g.configs {
-            let f = fix_for(c, &g.site);
-            *fixes.entry((f.fixed_in, f.change)).or_default() += 1;
-        }
-        let _ = writeln!(out, "Triton {} — {}", build(g.release), g.site);
-        for ((release, change), n) in fixes {
-            let _ = match release {
-                Some(r) => writeln!(out, "  {n} fixed in {r}: {change}"),
-                None => writeln!(out, "  {n}: {change}"),
+        for r in &report.regressions {
+            let kind = match r.site.kind {
+                SiteKind::Bug => "",
+                SiteKind::Rejection => " (a front-end rejection)",
             };
+            let _ = writeln!(
+                out,
+                "{} → {}, site {}{kind}: {} configurations, e.g. {}",
+                r.passes_in, r.fails_in, r.site.id, r.count, r.minimal
+            );
         }
         let _ = writeln!(out);
     }
-    super::print_out(&out)
+    if !args.all_rejections && !rejections.is_empty() {
+        let _ = writeln!(
+            out,
+            "== Front-end rejections (documented refusals, not compiler bugs; --all-rejections lists them)\n"
+        );
+        for g in &rejections {
+            let _ = writeln!(
+                out,
+                "Triton {} — {}: {} configurations ({}), e.g. {}",
+                build(g.release, variant),
+                g.site.id,
+                g.count,
+                g.site.title,
+                g.minimal
+            );
+        }
+    }
+    out
+}
+
+fn group_text(out: &mut String, g: &SiteGroup, show: usize, variant: Option<Variant>) {
+    let failure = g.minimal_prediction.failure.as_ref();
+    let location = failure.map(|f| format!("{} at {}", f.location.function, f.cite()));
+    let _ = writeln!(
+        out,
+        "Triton {} — site {}: {} configurations, verdict {}",
+        build(g.release, variant),
+        g.site.id,
+        g.count,
+        g.verdict
+    );
+    let _ = writeln!(out, "  what:      {}", g.site.title);
+    if let Some(location) = location {
+        let _ = writeln!(out, "  where:     {location}");
+    }
+    let summary: Vec<String> = g
+        .by_pattern
+        .iter()
+        .map(|((p, a), n)| format!("{} on {}: {n}", p.name(), a.name()))
+        .collect();
+    let _ = writeln!(out, "  patterns:  {}", summary.join(", "));
+    let _ = writeln!(out, "  smallest:");
+    for c in g.examples.iter().take(show) {
+        let _ = writeln!(out, "    {c}");
+    }
+    if g.count > g.examples.len().min(show) as u64 {
+        let _ = writeln!(
+            out,
+            "    … {} more",
+            g.count - g.examples.len().min(show) as u64
+        );
+    }
+    if let Some(f) = failure {
+        let _ = writeln!(out, "  message:   {}", f.triton_message);
+        let _ = writeln!(out, "  why:       {}", f.explanation);
+    }
+    let _ = writeln!(out, "  reproduce: {}", reproduce(&g.minimal));
+    let _ = writeln!(out, "  fixes:");
+    for (fix, n) in &g.fixes {
+        let _ = writeln!(out, "    {}", fix_text(fix, *n, g.site));
+    }
+    let _ = writeln!(out, "  workaround: {}\n", g.site.workaround);
+}
+
+fn fix_json(fix: &Fix, count: u64) -> Value {
+    json!({
+        "count": count,
+        "fixed_in": fix.fixed_in.map(|r| r.to_string()),
+        "change": fix.describe(),
+        "pr": fix.change.and_then(|c| c.0.pr),
+        "blocker": fix.blocker.map(|s| s.id),
+        "broken_again": fix.broken_again.map(|(r, s)| json!({"release": r.to_string(), "site": s.id})),
+    })
+}
+
+fn report_json(report: &Report, skipped: &[String]) -> Value {
+    let groups: Vec<Value> = report
+        .groups
+        .iter()
+        .map(|g| {
+            let f = g.minimal_prediction.failure.as_ref();
+            let places: serde_json::Map<String, Value> = g
+                .by_pattern
+                .iter()
+                .map(|((p, a), n)| (format!("{} on {}", p.name(), a.name()), json!(n)))
+                .collect();
+            json!({
+                "release": g.release.to_string(),
+                "site": g.site.id,
+                "kind": g.site.kind,
+                "verdict": g.verdict,
+                "count": g.count,
+                "function": f.map(|f| f.location.function),
+                "location": f.map(|f| f.cite()),
+                "ending": f.map(|f| f.ending()),
+                "verdict_from_file": f.map(|f| f.verdict(Entry::IrFile)),
+                "triton_message": f.map(|f| f.triton_message.clone()),
+                "explanation": f.map(|f| f.explanation.clone()),
+                "workaround": g.site.workaround,
+                "minimal": g.minimal,
+                "examples": g.examples,
+                "where": places,
+                "fixes": g.fixes.iter().map(|(fix, n)| fix_json(fix, *n)).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let regressions: Vec<Value> = report
+        .regressions
+        .iter()
+        .map(|r| {
+            json!({
+                "passes_in": r.passes_in.to_string(),
+                "fails_in": r.fails_in.to_string(),
+                "site": r.site.id,
+                "kind": r.site.kind,
+                "count": r.count,
+                "minimal": r.minimal,
+            })
+        })
+        .collect();
+    json!({
+        "total": report.total,
+        "failing": report.failing,
+        "skipped": skipped,
+        "groups": groups,
+        "regressions": regressions,
+    })
 }

@@ -1,6 +1,7 @@
 //! `linear-layout shrink`: the smallest configuration failing at the same site.
 
-use super::predict::{ConfigArgs, render};
+use super::Found;
+use super::predict::{ConfigArgs, OneRelease, render};
 use clap::Args;
 use linear_layout::finder::search::shrink;
 
@@ -8,22 +9,24 @@ use linear_layout::finder::search::shrink;
 pub struct ShrinkArgs {
     #[command(flatten)]
     config: ConfigArgs,
+    #[command(flatten)]
+    release: OneRelease,
 }
 
-pub fn run(args: ShrinkArgs) -> Result<(), String> {
-    let cfg = args.config.config();
+pub fn run(args: ShrinkArgs) -> Result<Found, String> {
+    let cfg = args.config.config(args.release.triton);
     cfg.validate().map_err(|e| e.to_string())?;
     match shrink(&cfg) {
         None => {
             super::print_out(&format!(
                 "{cfg}\nverdict: ok — nothing fails, so there is nothing to shrink.\n"
             ))?;
-            Ok(())
+            Ok(Found::Nothing)
         }
         Some((small, p)) => {
             super::print_out("smallest configuration failing at the same site:\n\n")?;
             super::print_out(&render(&small, &p))?;
-            Ok(())
+            Ok(Found::Failures)
         }
     }
 }

@@ -27,7 +27,7 @@ enum Format {
     Ops,
 }
 
-pub fn run(args: ShrinkTraceArgs) -> Result<(), String> {
+pub fn run(args: ShrinkTraceArgs) -> Result<super::Found, String> {
     let bytes = std::fs::read(&args.file).map_err(|e| format!("cannot read {}: {e}", args.file))?;
     let text = std::str::from_utf8(&bytes).ok();
     let json = text.is_some_and(|t| !json_requests(t).is_empty());
@@ -48,39 +48,54 @@ pub fn run(args: ShrinkTraceArgs) -> Result<(), String> {
     let found = if ops {
         first_ops_failure(&shrinker, &bytes)
     } else {
-        shrinker.first_failure(text).ok_or_else(|| {
-            "no request in the trace fails (none panics or answers an error)".to_string()
-        })
+        Ok(shrinker
+            .first_failure(text)
+            .ok_or("no failure: no request in the trace panics or answers an error"))
     };
-    let shrunk = found.map(|(req, kind)| {
-        let small = shrinker.shrink(&req, &kind);
-        let message = shrinker.answer(&small).err().map(|e| e.message);
-        (kind, small, message)
+    let shrunk = found.map(|found| {
+        found.map(|(req, kind)| {
+            let small = shrinker.shrink(&req, &kind);
+            let message = shrinker.answer(&small).err().map(|e| e.message);
+            (kind, small, message)
+        })
     });
     std::panic::set_hook(default_hook);
-    let (kind, small, message) = shrunk?;
+    let (kind, small, message) = match shrunk? {
+        Ok(shrunk) => shrunk,
+        Err(nothing) => {
+            super::print_out(&format!("{nothing}\n"))?;
+            return Ok(super::Found::Nothing);
+        }
+    };
     let message = message.map_or(String::new(), |m| format!(" ({m})"));
     let out = format!(
         "failure: {kind}{message}\n\nshrunk request:\n{small}\n\nas a Rust test:\n\n{}\nas a Python snippet against Triton's binding:\n\n{}",
         as_rust_test(&small, &kind),
         as_python(&small)
     );
-    super::print_out(&out)
+    super::print_out(&out)?;
+    Ok(super::Found::Failures)
 }
 
 /// Decodes and runs an `ops` fuzz artifact; its first failing step.
 #[cfg(feature = "fuzzing")]
-fn first_ops_failure(shrinker: &Shrinker, bytes: &[u8]) -> Result<(Value, String), String> {
+fn first_ops_failure(shrinker: &Shrinker, bytes: &[u8]) -> Result<OpsFailure, String> {
     let input = linear_layout::fuzzing::Input::decode(bytes).ok_or(
         "not JSON, and too short to decode as an `ops` fuzz input (libFuzzer skips it too)",
     )?;
-    shrinker.first_ops_failure(&input)?.ok_or_else(|| {
-        "no failure: every step of the `ops` input runs without a panic or a broken law".into()
-    })
+    Ok(shrinker
+        .first_ops_failure(&input)?
+        .ok_or("no failure: every step of the `ops` input runs without a panic or a broken law"))
 }
+
+/// The first failing request and its kind, or why there is none.
+type OpsFailure = Result<(Value, String), &'static str>;
 
 /// Without the `fuzzing` feature there is no decoder for `ops` artifacts.
 #[cfg(not(feature = "fuzzing"))]
-fn first_ops_failure(_: &Shrinker, _: &[u8]) -> Result<(Value, String), String> {
+fn first_ops_failure(
+    _: &Shrinker,
+    _: &[u8],
+) -> Result<Result<(Value, String), &'static str>, String> {
     Err("not JSON; reading `ops` fuzz artifacts needs the `fuzzing` feature (on by default)".into())
 }

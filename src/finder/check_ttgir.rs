@@ -5,7 +5,7 @@ use super::decisions::Mma;
 use super::sites::{self, Entry, Failure};
 use super::verdict::{Trace, Verdict};
 use crate::triton::attr::Attr;
-use crate::triton::{Conversion, Defs, TritonVersion, parse_attr, to_linear_layout};
+use crate::triton::{Conversion, Defs, Release, parse_attr, to_linear_layout};
 
 /// A finding in a TTGIR file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -118,7 +118,7 @@ impl OpLine<'_> {
     }
 
     /// What the release's lowering of this op trips on, if anything.
-    fn failure(&self, release: TritonVersion) -> Option<Failure> {
+    fn failure(&self, release: Release) -> Option<Failure> {
         let lowering = || match self.op {
             "local_alloc" | "local_store" => self.mma_store(release),
             "convert_layout" => self
@@ -136,14 +136,14 @@ impl OpLine<'_> {
     }
 
     /// The buffer's type as the release verifies it when parsing the file.
-    fn buffer_type(&self, release: TritonVersion) -> Option<Failure> {
+    fn buffer_type(&self, release: Release) -> Option<Failure> {
         let (shape, _, enc) = self.buffer.as_ref()?;
         sites::nvmma_memdesc::verify(&self.attr(enc)?, shape, release).err()
     }
 
     /// Every transfer between registers and a buffer (an op with a tensor
     /// operand) first builds the buffer's addressing.
-    fn buffer_transfer(&self, release: TritonVersion) -> Option<Failure> {
+    fn buffer_transfer(&self, release: Release) -> Option<Failure> {
         let (tensor_shape, _, tensor_enc) = self.tensor.as_ref()?;
         let (shape, ty, enc) = self.buffer.as_ref()?;
         let shared = self.attr(enc)?;
@@ -154,12 +154,9 @@ impl OpLine<'_> {
             self.attr(tensor_enc).and_then(hopper_mma),
             &tensor_shape[..],
         ) {
-            (Some(mma), &[rows, cols]) => sites::hopper_mma_3_1::mma_layout(
-                &mma.attr(),
-                [rows, cols],
-                release,
-                &mut Trace::new(false),
-            ),
+            (Some(mma), &[rows, cols]) => {
+                sites::mma_layout(&mma.attr(), [rows, cols], release, &mut Trace::new(false))
+            }
             _ => Ok(()),
         };
         sites::shared_tile::transfer(&shared, shape, bits_of(ty), store, release, source_indices)
@@ -167,7 +164,7 @@ impl OpLine<'_> {
     }
 
     /// A Hopper accumulator stored into shared memory (stmatrix).
-    fn mma_store(&self, release: TritonVersion) -> Option<Failure> {
+    fn mma_store(&self, release: Release) -> Option<Failure> {
         let (shape, ty, enc) = self.tensor.as_ref()?;
         let mma = hopper_mma(self.attr(enc)?)?;
         let shared = self.attr(&self.buffer.as_ref()?.2)?;
@@ -186,7 +183,7 @@ impl OpLine<'_> {
 
     /// 3.1's shared-memory allocation of a conversion between two MMA
     /// accumulators, which runs before any lowering.
-    fn mma_to_mma_scratch(&self, release: TritonVersion) -> Option<Failure> {
+    fn mma_to_mma_scratch(&self, release: Release) -> Option<Failure> {
         let (_, _, src) = self.tensor.as_ref()?;
         let (Attr::NvidiaMma(src), Attr::NvidiaMma(dst)) =
             (self.attr(src)?, self.attr(self.result.as_ref()?)?)
@@ -201,8 +198,8 @@ impl OpLine<'_> {
     /// which never does (notes/finder-lowering.md §3; measured: blocked ↔
     /// Hopper MMA converts with instruction N 8, or one warp, compile on
     /// 3.1.0).
-    fn mma_conversion(&self, release: TritonVersion) -> Option<Failure> {
-        if release == TritonVersion::V3_1 {
+    fn mma_conversion(&self, release: Release) -> Option<Failure> {
+        if !release.lowers_with_linear_layouts() {
             return None;
         }
         let (shape, _, src) = self.tensor.as_ref()?;
@@ -213,18 +210,12 @@ impl OpLine<'_> {
             .into_iter()
             .flatten()
             .find_map(|name| hopper_mma(self.attr(&name)?))?;
-        sites::hopper_mma_3_1::mma_layout(
-            &mma.attr(),
-            [rows, cols],
-            release,
-            &mut Trace::new(false),
-        )
-        .err()
+        sites::mma_layout(&mma.attr(), [rows, cols], release, &mut Trace::new(false)).err()
     }
 
     /// 3.3 asks every conversion across lanes for a warp-shuffle plan.
-    fn warp_shuffle_plan(&self, release: TritonVersion) -> Option<Failure> {
-        if release != TritonVersion::V3_3 {
+    fn warp_shuffle_plan(&self, release: Release) -> Option<Failure> {
+        if !sites::warp_shuffle_3_3::SITE.fails_in(release) {
             return None;
         }
         let (shape, _, src) = self.tensor.as_ref()?;
@@ -247,14 +238,14 @@ impl OpLine<'_> {
             (Ok(src), Ok(dst)) => (src, dst),
             (Err(failure), _) | (_, Err(failure)) => return Some(failure),
         };
-        sites::warp_shuffle_3_3::plan(&src, &dst).err()
+        sites::warp_shuffle_3_3::plan(&src, &dst, release).err()
     }
 
     /// An MMA accumulator converted to operand A of an Ampere (v2) dot: P's
     /// conversion, which 3.2 may keep in registers from a Hopper
     /// accumulator, and 3.1 from the operand's own MMA, and then fail to
     /// lower.
-    fn accumulator_to_v2_operand(&self, release: TritonVersion) -> Option<Failure> {
+    fn accumulator_to_v2_operand(&self, release: Release) -> Option<Failure> {
         let (shape, ty, src) = self.tensor.as_ref()?;
         let [rows, cols] = shape[..] else {
             return None;
@@ -295,7 +286,7 @@ impl OpLine<'_> {
     /// are taken to be contiguous along the source layout's fastest dim from
     /// a 16-byte-aligned base (see [`sites::cp_async::coalesced_contiguity`]).
     /// Copies between layouts with no linear layout here are not checked.
-    fn async_copy(&self, release: TritonVersion) -> Option<Failure> {
+    fn async_copy(&self, release: Release) -> Option<Failure> {
         let (shape, _, reg_enc) = self.tensor.as_ref()?;
         let (_, ty, buf_enc) = self.buffer.as_ref()?;
         let (regs, shared) = (self.attr(reg_enc)?, self.attr(buf_enc)?);
@@ -323,7 +314,7 @@ impl OpLine<'_> {
     }
 
     /// 3.1/3.2's rank limit on shared → register loads.
-    fn rank3_load(&self, release: TritonVersion) -> Option<Failure> {
+    fn rank3_load(&self, release: Release) -> Option<Failure> {
         self.buffer.as_ref()?;
         let (shape, _, enc) = self.tensor.as_ref()?;
         let into_dot = matches!(self.attr(enc), Some(Attr::DotOperand(_)));
@@ -340,8 +331,41 @@ const OPS: [&str; 5] = [
     "async_copy_global_to_local",
 ];
 
+/// Input that holds no TTGIR module.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "no TTGIR module here (a module has `module attributes {{\"ttg.num-warps\" = …}}`, or \
+     `\"triton_gpu.num-warps\"` up to 3.2)"
+)]
+pub struct NotTtgir;
+
+/// Whether `text` is a TTGIR module, and what looks wrong for reading it as
+/// `release`'s: warnings when its dialect spelling is another release's.
+pub fn looks_like(text: &str, release: Release) -> Result<Vec<String>, NotTtgir> {
+    let spelled = |dialect: &str| text.contains(&format!("\"{dialect}.num-warps\""));
+    let dialects = ["ttg", "triton_gpu"];
+    let Some(found) = dialects.into_iter().find(|d| spelled(d)) else {
+        return Err(NotTtgir);
+    };
+    let mut warnings = Vec::new();
+    if found != release.dialect() {
+        let writers: Vec<&str> = crate::triton::RELEASES
+            .iter()
+            .filter(|r| r.dialect == found)
+            .map(|r| r.name)
+            .collect();
+        warnings.push(format!(
+            "the module is spelled `{found}.`, as Triton {} print it, but is read as Triton {release}, \
+             which spells `{}.`; pass --triton with the release that wrote it",
+            writers.join(", "),
+            release.dialect()
+        ));
+    }
+    Ok(warnings)
+}
+
 /// Runs the modelled checks over every layout-sensitive op of `text`.
-pub fn check(text: &str, release: TritonVersion) -> crate::Result<Vec<Finding>> {
+pub fn check(text: &str, release: Release) -> crate::Result<Vec<Finding>> {
     let defs = Defs::from_module(text)?;
     // A definition the release cannot read ends the compile as the module
     // is parsed, before any op is lowered.
@@ -377,7 +401,7 @@ pub fn check(text: &str, release: TritonVersion) -> crate::Result<Vec<Finding>> 
 
 /// The first `#name = <layout>` definition whose spelling `release`'s
 /// parser refuses ([`sites::cga_spelling`]), as a finding on its line.
-fn refused_definition(text: &str, defs: &Defs, release: TritonVersion) -> Option<Finding> {
+fn refused_definition(text: &str, defs: &Defs, release: Release) -> Option<Finding> {
     text.lines().enumerate().find_map(|(index, line)| {
         let (name, _) = line.trim_start().strip_prefix('#')?.split_once('=')?;
         let name = name.trim();

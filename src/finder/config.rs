@@ -1,6 +1,6 @@
 //! The kernel configurations the finder reasons about.
 
-use crate::triton::TritonVersion;
+use crate::triton::Release;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -252,14 +252,14 @@ impl Variant {
     }
 
     /// The release the build is modelled on, the only one it combines with.
-    pub fn release(self) -> TritonVersion {
+    pub fn release(self) -> Release {
         match self {
-            Variant::Pre5905 => TritonVersion::V3_3,
+            Variant::Pre5905 => Release::V3_3,
         }
     }
 
     /// Why a configuration names this build with another release.
-    pub fn wrong_release(self, got: TritonVersion) -> String {
+    pub fn wrong_release(self, got: Release) -> String {
         format!(
             "variant {} is a development build modelled on triton {}: use it with that release (got {got})",
             self.name(),
@@ -304,7 +304,7 @@ pub struct Config {
     pub arch: Arch,
     /// Release.
     #[serde(with = "version_serde")]
-    pub triton: TritonVersion,
+    pub triton: Release,
     /// A development build modelled on top of `triton` (absent for releases).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<Variant>,
@@ -369,7 +369,7 @@ impl Config {
     pub fn fp8_native_on_v2(&self) -> bool {
         let fp8_mma = match self.arch {
             Arch::Sm89 => true,
-            Arch::Sm120 => self.triton >= TritonVersion::V3_7,
+            Arch::Sm120 => self.triton.sm120_has_fp8_mma(),
             _ => false,
         };
         fp8_mma && self.dtype.is_fp8()
@@ -388,28 +388,28 @@ impl Config {
     }
 }
 
-impl fmt::Display for Config {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} m={} n={} k={}",
+impl Config {
+    /// The kernel and its launch, without the release: `chain-b m=64 n=64
+    /// k=64 x=64 bf16 warps=8 stages=2 sm90`.
+    pub fn kernel(&self) -> String {
+        let x = self.x.map(|x| format!(" x={x}")).unwrap_or_default();
+        format!(
+            "{} m={} n={} k={}{x} {} warps={} stages={} {}",
             self.pattern.name(),
             self.m,
             self.n,
-            self.k
-        )?;
-        if let Some(x) = self.x {
-            write!(f, " x={x}")?;
-        }
-        write!(
-            f,
-            " {} warps={} stages={} {} triton={}",
+            self.k,
             self.dtype.name(),
             self.num_warps,
             self.num_stages,
             self.arch.name(),
-            self.triton
-        )?;
+        )
+    }
+}
+
+impl fmt::Display for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} triton={}", self.kernel(), self.triton)?;
         match self.variant {
             Some(v) => write!(f, " variant={}", v.name()),
             None => Ok(()),
@@ -418,14 +418,14 @@ impl fmt::Display for Config {
 }
 
 mod version_serde {
-    use crate::triton::TritonVersion;
+    use crate::triton::Release;
     use serde::{Deserialize, Deserializer, Serializer};
 
-    pub fn serialize<S: Serializer>(v: &TritonVersion, s: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer>(v: &Release, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&v.to_string())
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<TritonVersion, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Release, D::Error> {
         let s = String::deserialize(d)?;
         s.parse().map_err(serde::de::Error::custom)
     }

@@ -4,7 +4,7 @@
 //! `notes/finder-lowering.md` for the sources.
 
 use super::config::{Arch, Config, Dtype};
-use crate::triton::TritonVersion;
+use crate::triton::Release;
 use crate::triton::attr::{Attr, Blocked, NvidiaMma};
 use crate::triton::print::print_attr;
 
@@ -89,7 +89,7 @@ impl Mma {
     }
 
     /// The TTGIR attribute (in the release's spelling).
-    pub fn attr_text(&self, version: TritonVersion) -> String {
+    pub fn attr_text(&self, version: Release) -> String {
         print_attr(&Attr::NvidiaMma(self.attr()), version.dialect())
     }
 }
@@ -98,7 +98,7 @@ impl Mma {
 /// of 8 columns, whole warp groups, and (3.2+) K of at least 256 bits.
 pub fn uses_mma_v3(cfg: &Config, dot: &DotShape) -> bool {
     // From 3.2 `supportMMA` also asks for K ≥ 256 bits of the operand type.
-    let k_ok = cfg.triton == TritonVersion::V3_1 || dot.k >= 256 / dot.dtype.bits();
+    let k_ok = !cfg.triton.v3_needs_wide_k() || dot.k >= 256 / dot.dtype.bits();
     cfg.arch == Arch::Sm90 && dot.m % 64 == 0 && dot.n % 8 == 0 && cfg.num_warps % 4 == 0 && k_ok
 }
 
@@ -149,9 +149,9 @@ pub fn v2_warps_beside_dot(dot: &DotShape, num_warps: u64) -> [u64; 2] {
 
 /// `warpsPerTileV2` for a dot with no other `tt.dot` in its slice, per
 /// release.
-pub fn v2_warps(dot: &DotShape, num_warps: u64, version: TritonVersion) -> [u64; 2] {
+pub fn v2_warps(dot: &DotShape, num_warps: u64, version: Release) -> [u64; 2] {
     let mut w = [1u64, 1];
-    if version <= TritonVersion::V3_2 {
+    if version.splits_v2_warps_by_tiles() {
         while w[0] * w[1] < num_warps {
             if dot.m / 16 / w[0] >= dot.n / 16 / w[1] && w[0] < dot.m / 16 {
                 w[0] *= 2;

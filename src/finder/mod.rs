@@ -3,25 +3,42 @@
 //! each checked with this crate's algebra, so that a violated precondition
 //! surfaces as the failure the real compiler shows.
 //!
-//! - [`config`]: the parameter space (pattern, sizes, dtype, warps, stages,
-//!   arch, release).
-//! - [`decisions`]: MMA version, warps, instruction shapes, swizzles.
-//! - [`sites`]: the lowering sites that assert, one file each.
-//! - [`predict()`]: one configuration → [`Prediction`].
-//! - [`search`]: the whole space, grouped by site and release, with the
-//!   minimal reproducer per site and the release that fixes each failure.
+//! The facade:
+//! - [`predict()`]: one configuration → [`Prediction`] (a [`Verdict`] and,
+//!   when it fails, a [`Failure`] at a [`Site`]).
+//! - [`check_ttgir`]: the same site models over a TTGIR dump.
+//! - [`search`]: a whole parameter space, grouped by site and release, with
+//!   the smallest reproducer per site, each configuration's fix and the
+//!   regressions.
 //! - [`repro`]: a Python script and a TTGIR module reproducing a failure
 //!   with the real compiler.
+//! - [`sites()`]: every site descriptor; [`site_table`] renders them.
+//!
+//! Inside: [`config`] (the parameter space), `decisions` (MMA version,
+//! warps, instruction shapes, swizzles) and `sites` (one model per file).
 
 pub mod check_ttgir;
 pub mod config;
-pub mod decisions;
-pub mod predict;
+pub(crate) mod decisions;
+pub(crate) mod predict;
 pub mod repro;
 pub mod search;
-pub mod sites;
-pub mod verdict;
+pub mod site_table;
+pub(crate) mod sites;
+pub(crate) mod verdict;
 
+pub use crate::triton::{Ending, Entry, Failure, Site, SiteKind};
 pub use config::{Arch, Config, ConfigError, Dtype, Pattern, Variant};
-pub use predict::predict;
+pub use predict::{predict, predict_traced};
 pub use verdict::{Prediction, Step, Verdict};
+
+/// Every failure site the finder reports (its own and the conversions'),
+/// sorted by id.
+pub fn sites() -> Vec<&'static Site> {
+    sites::all()
+}
+
+/// The site with this id (`stmatrix`, `dot_k`, …).
+pub fn site(id: &str) -> Option<&'static Site> {
+    sites::by_id(id)
+}

@@ -7,7 +7,7 @@ use super::decisions::{
 };
 use super::sites::{self, Failure};
 use super::verdict::{Prediction, Trace};
-use crate::triton::TritonVersion;
+use crate::triton::Release;
 use crate::triton::attr::{Attr, SwizzledShared};
 
 /// Predicts how `cfg.triton` compiles `cfg`, with the steps that lead
@@ -40,7 +40,7 @@ pub fn predict_traced(cfg: &Config, trace: bool) -> Result<Prediction, ConfigErr
     };
     Ok(match outcome {
         Ok(()) => Prediction::ok(t.into_steps()),
-        Err(f) => f.into_prediction(t.into_steps()),
+        Err(f) => Prediction::fail(f, t.into_steps()),
     })
 }
 
@@ -78,67 +78,30 @@ fn pattern_dots(cfg: &Config) -> (DotShape, Option<DotShape>) {
 }
 
 /// Checks made before any layout exists (`semantic.py`): fp8e4nv needs
-/// compute capability 89 or more, an int8 dot in 3.1 and any 8-bit dot
-/// from 3.3 need K ≥ 32, and 3.5 to 3.7 refuse an int32 accumulator with
-/// the default `out_dtype`.
+/// compute capability 89 or more, 8-bit dots need K ≥ 32 (3.1: int8 only;
+/// 3.2: none), and 3.5 to 3.7 refuse an int32 accumulator with the default
+/// `out_dtype`.
 fn frontend(cfg: &Config) -> Result<(), Failure> {
-    // 3.1's `allow_fp8e4nv` and the later releases' supported fp8 types
-    // both test `capability >= 89`.
-    if cfg.dtype == Dtype::Fp8e4nv && cfg.arch.capability() < 89 {
-        let message = if cfg.triton == TritonVersion::V3_1 {
-            "AssertionError: Dot op does not support fp8e4nv on CUDA arch < 90"
-        } else {
-            "ValueError: type fp8e4nv not supported in this architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')"
-        };
-        return Err(Failure::diagnostic(
-            cfg.triton,
-            "semantic analysis (triton/language/semantic.py)",
-            message,
-        ));
-    }
-    // 3.1's `dot` asks an integer dot's lhs for 32 columns (its K); 3.2
-    // spells that as a minimum N for int8 which a block type never meets
-    // (`is_int8` is false on it), and 3.3 asks every 8-bit dot for K >= 32.
+    let release = cfg.triton;
+    sites::fp8_arch::check(cfg.dtype == Dtype::Fp8e4nv, cfg.arch.capability(), release)?;
     let (d1, d2) = pattern_dots(cfg);
     let min_k = d2.map_or(d1.k, |d2| d1.k.min(d2.k));
-    if cfg.dtype == Dtype::Int8 && cfg.triton == TritonVersion::V3_1 && min_k < 32 {
-        return Err(Failure::diagnostic(
-            cfg.triton,
-            "dot shape check (triton/language/semantic.py)",
-            format!("AssertionError: small blocks not supported! (a dot has K = {min_k})"),
-        ));
-    }
-    if cfg.dtype.bits() == 8 && cfg.triton >= TritonVersion::V3_3 && min_k < 32 {
-        let message = if cfg.triton >= TritonVersion::V3_7 {
-            "AssertionError: Input shapes should have M >= 1, N >= 1 and K >= 32"
-        } else {
-            "AssertionError: Input shapes should have M >= 16, N >= 16 and K >= 32"
-        };
-        return Err(Failure::diagnostic(
-            cfg.triton,
-            "dot shape check (triton/language/semantic.py)",
-            format!("{message} (a dot has K = {min_k})"),
-        ));
-    }
+    sites::dot_k::check(
+        cfg.dtype.bits() == 8,
+        cfg.dtype == Dtype::Int8,
+        min_k,
+        release,
+    )?;
     // After the size check, as in `dot`: the inductor kernel hands `tl.dot`
     // its accumulator, int32 for int8, and leaves `out_dtype` at its
-    // default, float32. 3.5 to 3.7 require the two to match (before, `acc`
-    // had to match the result type, int32 for integers; from 3.8
-    // `out_dtype` defaults to the accumulator's type).
-    if cfg.dtype == Dtype::Int8
-        && cfg.pattern == Pattern::Inductor3d
-        && cfg.triton == TritonVersion::V3_7
-    {
-        return Err(Failure::diagnostic(
-            cfg.triton,
-            "dot accumulator check (triton/language/semantic.py)",
-            "AssertionError (an int32 accumulator with out_dtype float32: `acc.type.element_ty == out_dtype`)",
-        ));
-    }
-    Ok(())
+    // default, float32.
+    sites::acc_dtype::check(
+        cfg.dtype == Dtype::Int8 && cfg.pattern == Pattern::Inductor3d,
+        release,
+    )
 }
 
-fn describe(name: &str, dot: &DotShape, mma: &Mma, release: TritonVersion) -> String {
+fn describe(name: &str, dot: &DotShape, mma: &Mma, release: Release) -> String {
     format!(
         "{name} [{}x{}] = [{}x{}]·[{}x{}] → {}",
         dot.m,
@@ -294,7 +257,7 @@ fn a_stays_in_registers(mma1: &Mma, mma2: &Mma, cfg: &Config) -> bool {
     if mma2.version != 3 {
         return true;
     }
-    if cfg.triton <= TritonVersion::V3_2 {
+    if cfg.triton.keeps_v3_operand_a_by_pattern() {
         mma1.warps[1] == 1 && matches!(cfg.dtype.bits(), 8 | 16)
     } else {
         true
@@ -312,8 +275,9 @@ fn store_p(
     cols: u64,
     trace: &mut Trace,
 ) -> Result<(), Failure> {
-    if cfg.triton == TritonVersion::V3_1 && mma1.version == 3 {
-        sites::hopper_mma_3_1::mma_layout(&mma1.attr(), [rows, cols], cfg.triton, trace)?;
+    if !cfg.triton.lowers_with_linear_layouts() && mma1.version == 3 {
+        // 3.1 asks for the accumulator's linear layout to address it.
+        sites::mma_layout(&mma1.attr(), [rows, cols], cfg.triton, trace)?;
     }
     let bits = cfg.dtype.bits();
     let swizzle = nvmma_swizzle(cols, bits).unwrap_or(0);

@@ -5,7 +5,7 @@
 
 use super::config::{Config, Pattern};
 use super::decisions::{DotShape, choose_mma, nvmma_swizzle};
-use crate::triton::TritonVersion;
+use super::sites::{self, Site};
 use crate::triton::attr::swizzle_phases;
 
 /// The kernel body of a pattern, in Triton's Python DSL.
@@ -198,10 +198,10 @@ if __name__ == "__main__":
     )
 }
 
-/// Whether `site` is one of the stmatrix sites, which fail on P's
-/// `local_alloc` alone.
-fn is_stmatrix_site(site: &str) -> bool {
-    site.contains("chooseStMatrixLayout")
+/// Whether `site` is the stmatrix site, which fails on P's `local_alloc`
+/// alone.
+fn is_stmatrix_site(site: &Site) -> bool {
+    std::ptr::eq(site, &sites::stmatrix::SITE)
 }
 
 /// A minimal TTGIR module holding just the op the finder blames, in the
@@ -211,15 +211,11 @@ fn is_stmatrix_site(site: &str) -> bool {
 /// configuration predicted to compile: the same `local_alloc` written for
 /// those would end some other way (an illegal shared encoding when the tile
 /// is narrower than any swizzle, for one), and reproduce nothing.
-pub fn ttgir_module(cfg: &Config, site: Option<&str>) -> Option<String> {
+pub fn ttgir_module(cfg: &Config, site: Option<&Site>) -> Option<String> {
     if !cfg.pattern.is_chain() || !site.is_some_and(is_stmatrix_site) {
         return None;
     }
-    let d = if cfg.triton <= TritonVersion::V3_2 {
-        "triton_gpu"
-    } else {
-        "ttg"
-    };
+    let d = cfg.triton.dialect();
     let dot = DotShape {
         m: cfg.m,
         n: cfg.n,
@@ -239,7 +235,8 @@ pub fn ttgir_module(cfg: &Config, site: Option<&str>) -> Option<String> {
     };
     let ty = cfg.dtype.mlir();
     let (m, n) = (cfg.m, cfg.n);
-    let shared = if cfg.triton <= TritonVersion::V3_2 {
+    let legacy = cfg.triton.has_legacy_shared_layouts();
+    let shared = if legacy {
         format!(
             "#{d}.shared<{{vec = {vec}, perPhase = {per_phase}, maxPhase = {max_phase}, order = [1, 0], hasLeadingOffset = true}}>"
         )
@@ -248,12 +245,12 @@ pub fn ttgir_module(cfg: &Config, site: Option<&str>) -> Option<String> {
             "#{d}.nvmma_shared<{{swizzlingByteWidth = {swizzle}, transposed = false, elementBitWidth = {bits}}}>"
         )
     };
-    let memdesc = if cfg.triton <= TritonVersion::V3_2 {
+    let memdesc = if legacy {
         format!("!tt.memdesc<{m}x{n}x{ty}, #shared, #{d}.shared_memory>")
     } else {
         format!("!ttg.memdesc<{m}x{n}x{ty}, #shared, #smem>")
     };
-    let smem = if cfg.triton <= TritonVersion::V3_2 {
+    let smem = if legacy {
         String::new()
     } else {
         "#smem = #ttg.shared_memory\n".into()
@@ -276,9 +273,7 @@ pub fn ttgir_module(cfg: &Config, site: Option<&str>) -> Option<String> {
   }}
 }}
 "#,
-        mma = mma
-            .attr_text(cfg.triton)
-            .replace(&format!("#{}.", cfg.triton.dialect()), &format!("#{d}.")),
+        mma = mma.attr_text(cfg.triton),
         warps = cfg.num_warps,
         cap = cfg.arch.capability(),
     ))
@@ -290,6 +285,7 @@ mod tests {
     use crate::finder::check_ttgir::check;
     use crate::finder::config::{Arch, Dtype};
     use crate::finder::predict;
+    use crate::triton::Release;
 
     /// Over every chain on sm90 in the releases with stmatrix sites (and
     /// 3.1, which has none): a module is written exactly for a stmatrix
@@ -297,11 +293,7 @@ mod tests {
     #[test]
     fn a_module_is_written_only_for_the_failure_it_reproduces() {
         let (mut written, mut withheld) = (0, 0);
-        for triton in [
-            TritonVersion::V3_1,
-            TritonVersion::V3_2,
-            TritonVersion::V3_3,
-        ] {
+        for triton in [Release::V3_1, Release::V3_2, Release::V3_3] {
             for pattern in [Pattern::ChainA, Pattern::ChainB] {
                 for dtype in Dtype::ALL {
                     for (m, n, k, x) in [(64, 16, 32, 16), (64, 16, 16, 64), (64, 128, 32, 64)] {
@@ -320,19 +312,18 @@ mod tests {
                                 variant: None,
                             };
                             let p = predict(&cfg).expect("valid configuration");
-                            let module = ttgir_module(&cfg, p.site.as_deref());
-                            let stmatrix = p.site.as_deref().is_some_and(is_stmatrix_site);
-                            assert_eq!(module.is_some(), stmatrix, "{cfg}: {:?}", p.site);
+                            let site = p.failure.as_ref().map(|f| f.site);
+                            let module = ttgir_module(&cfg, site);
+                            let stmatrix = site.is_some_and(is_stmatrix_site);
+                            assert_eq!(module.is_some(), stmatrix, "{cfg}: {:?}", p.site_id());
                             let Some(module) = module else {
-                                withheld += usize::from(p.site.is_some());
+                                withheld += usize::from(site.is_some());
                                 continue;
                             };
                             written += 1;
                             let findings = check(&module, triton).expect("the module parses");
                             assert!(
-                                findings
-                                    .iter()
-                                    .any(|f| Some(&f.failure.site) == p.site.as_ref()),
+                                findings.iter().any(|f| Some(f.failure.site) == site),
                                 "{cfg}: {findings:?}"
                             );
                         }

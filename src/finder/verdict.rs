@@ -1,30 +1,10 @@
 //! What the finder says about a configuration.
 
+use crate::triton::{Entry, Failure};
 use serde::Serialize;
-use std::fmt;
+use serde::ser::SerializeMap;
 
-/// How the real compiler ends.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Serialize, PartialOrd, Ord)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    /// `triton.compile` returns a kernel.
-    Ok,
-    /// The process dies on a signal (a failed `assert` in 3.1 and 3.2).
-    Abort,
-    /// `triton.compile` raises: a diagnosed error, or (from 3.3) a failed
-    /// assertion inside the pass pipeline turned into `PassManager::run failed`.
-    Error,
-}
-
-impl fmt::Display for Verdict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Verdict::Ok => "ok",
-            Verdict::Abort => "abort",
-            Verdict::Error => "error",
-        })
-    }
-}
+pub use crate::triton::Verdict;
 
 /// One step of the modelled lowering: what Triton computes, and the layout
 /// (Triton's text) where there is one.
@@ -56,16 +36,12 @@ impl Step {
 }
 
 /// The prediction for one configuration.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize)]
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Prediction {
     /// The verdict.
     pub verdict: Verdict,
-    /// The failing site: function and file as named in that release.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub site: Option<String>,
-    /// The message Triton prints there.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
+    /// Where and how it fails, for a verdict other than `ok`.
+    pub failure: Option<Failure>,
     /// The chain of decisions and layouts that led there.
     pub steps: Vec<Step>,
 }
@@ -75,25 +51,36 @@ impl Prediction {
     pub fn ok(steps: Vec<Step>) -> Self {
         Prediction {
             verdict: Verdict::Ok,
-            site: None,
-            message: None,
+            failure: None,
             steps,
         }
     }
 
-    /// A failure at `site`.
-    pub fn fail(
-        verdict: Verdict,
-        site: impl Into<String>,
-        message: impl Into<String>,
-        steps: Vec<Step>,
-    ) -> Self {
+    /// A failure of a compile from source.
+    pub fn fail(failure: Failure, steps: Vec<Step>) -> Self {
         Prediction {
-            verdict,
-            site: Some(site.into()),
-            message: Some(message.into()),
+            verdict: failure.verdict(Entry::Source),
+            failure: Some(failure),
             steps,
         }
+    }
+
+    /// The failing site's id.
+    pub fn site_id(&self) -> Option<&'static str> {
+        self.failure.as_ref().map(|f| f.site.id)
+    }
+}
+
+impl Serialize for Prediction {
+    /// `{"verdict", "failure"?: Failure::to_json, "steps"}`.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("verdict", &self.verdict)?;
+        if let Some(f) = &self.failure {
+            map.serialize_entry("failure", &f.to_json(Entry::Source))?;
+        }
+        map.serialize_entry("steps", &self.steps)?;
+        map.end()
     }
 }
 

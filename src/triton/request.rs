@@ -5,7 +5,7 @@
 
 use super::convert::{Conversion, to_linear_layout};
 use super::parse::{Defs, parse_attr};
-use super::version::TritonVersion;
+use super::release::Release;
 use crate::format::json::LayoutJson;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -42,10 +42,10 @@ pub fn convert_line(line: &str) -> Value {
     let version = match request
         .triton
         .as_deref()
-        .map(str::parse::<TritonVersion>)
+        .map(str::parse::<Release>)
         .transpose()
     {
-        Ok(v) => v.unwrap_or(TritonVersion::Newest),
+        Ok(v) => v.unwrap_or(Release::V3_9),
         Err(e) => return error("bad_request", e),
     };
     let defs = match &request.defs {

@@ -30,12 +30,49 @@
 //! crashes exactly when dot 2's warps are all along M; chain-a int8 with
 //! N = 16 aborts in the same cases (`tests/data/compile/int8-*`).
 
-use super::{Ending, Failure, converted};
+use super::{Failure, converted};
 use crate::finder::decisions::Mma;
 use crate::finder::verdict::Trace;
-use crate::triton::TritonVersion;
+use crate::triton::Release;
 use crate::triton::attr::Attr;
 use crate::triton::layout_cvt::reorders_registers;
+use crate::triton::release::Span;
+use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
+
+const FUNCTION: &str = "lowerMmaToDotOperand, after isMmaToDotShortcut's v3 match (third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/ConvertLayoutOpToLLVM.cpp)";
+
+/// 16-bit P: the cast left unlowered, then a segmentation fault.
+static UNLOWERED_3_2: Location = Location {
+    releases: Span::only(Release::V3_2),
+    ending: Ending::Crash,
+    function: FUNCTION,
+    file: "mlir/lib/Target/LLVMIR/ModuleTranslation.cpp",
+    line: None,
+    message: "error: LLVM Translation failed for operation: builtin.unrealized_conversion_cast",
+};
+/// 8-bit P: `packLLElements` indexes past its list of types.
+static PACK_3_2: Location = Location {
+    releases: Span::only(Release::V3_2),
+    ending: Ending::Assertion,
+    function: FUNCTION,
+    file: "llvm/ADT/ArrayRef.h",
+    line: Some(260),
+    message: "Assertion `Index < Length && \"Invalid index!\"' failed.",
+};
+
+/// The site.
+pub(crate) static SITE: Site = Site {
+    id: "accumulator_to_v2",
+    kind: SiteKind::Bug,
+    title: "a wgmma accumulator kept in registers as an MMA v2 operand A by 3.2's v3 shortcut",
+    locations: &[&UNLOWERED_3_2, &PACK_3_2],
+    changes: &[Change {
+        release: Release::V3_3,
+        pr: None,
+        what: "the shortcut asks for 8-bit elements with kWidth = 4, which this conversion does not meet",
+    }],
+    workaround: "warps of the second dot not all along M, or K of the second dot at least 32 (so both dots take wgmma)",
+};
 
 /// P, `rows × cols` elements of `bits` bits, moving in registers from
 /// `producer`'s accumulator to operand A of `consumer`.
@@ -53,12 +90,12 @@ pub struct PConversion<'a> {
 }
 
 /// Runs 3.2's shortcut test on P's conversion; the shortcut is the crash.
-pub fn convert_p(
+pub(crate) fn convert_p(
     p: &PConversion<'_>,
-    release: TritonVersion,
+    release: Release,
     trace: &mut Trace,
 ) -> Result<(), Failure> {
-    if release != TritonVersion::V3_2 || p.producer.version != 3 || p.consumer.version != 2 {
+    if !SITE.fails_in(release) || p.producer.version != 3 || p.consumer.version != 2 {
         return Ok(());
     }
     if p.bits != 16 && p.bits != 8 {
@@ -108,17 +145,19 @@ pub fn convert_p(
         "P stays in registers: dot 2's MMA v2 differs from dot 1's v3 accumulator only in register order, so 3.2 takes the v3 shortcut".to_string()
     });
     if p.bits == 8 {
-        return Err(Failure::new(
-            Ending::Assertion,
+        return Err(Failure::at(
+            &SITE,
+            &PACK_3_2,
             release,
-            "lowering of a convert_layout from an MMA v3 accumulator to an MMA v2 dot operand, kept in registers by 3.2's v3 shortcut (8-bit: convertMMAV3To8BitsDotOperand's i8 values packed into the v2 operand's i32 struct)",
-            "ArrayRef.h:260: const T& llvm::ArrayRef<T>::operator[](size_t) const [with T = mlir::Type; size_t = long unsigned int]: Assertion `Index < Length && \"Invalid index!\"' failed. (after: error: invalid element type in packLLElements. Expected 'i32' but got 'i8')",
+            "convertMMAV3To8BitsDotOperand's i8 values packed into the v2 operand's i32 struct (after \
+             \"error: invalid element type in packLLElements. Expected 'i32' but got 'i8'\")",
         ));
     }
-    Err(Failure::new(
-        Ending::Crash,
+    Err(Failure::at(
+        &SITE,
+        &UNLOWERED_3_2,
         release,
-        "translation to LLVM IR of a convert_layout from an MMA v3 accumulator to an MMA v2 dot operand, kept in registers by 3.2's v3 shortcut (16-bit)",
-        "error: LLVM Translation failed for operation: builtin.unrealized_conversion_cast; then a segmentation fault",
+        "16-bit accumulator values handed over as the v2 operand unchanged; translation to LLVM IR \
+         fails on the cast left behind, then the process dies of a segmentation fault",
     ))
 }

@@ -17,15 +17,58 @@
 //! buffer spelled with the three lists).
 
 use super::Failure;
-use crate::triton::TritonVersion;
+use crate::triton::Release;
 use crate::triton::attr::{Attr, Cga};
+use crate::triton::release::Span;
+use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
 
-/// The parser's site.
-const SITE: &str = "the attribute parser (lib/Dialect/TritonGPU/IR/Dialect.cpp)";
+const FUNCTION: &str = "every layout attribute's parse";
+const FILE: &str = "lib/Dialect/TritonGPU/IR/Dialect.cpp";
+
+/// Up to 3.5 the `CGALayout` bases are refused (3.5 is read with 3.6 and
+/// 3.7, which take them).
+static REFUSES_BASES: Location = Location {
+    releases: Span::until(Release::V3_1, Release::V3_7),
+    ending: Ending::Diagnostic,
+    function: FUNCTION,
+    file: FILE,
+    line: None,
+    message: "unexpected key: ",
+};
+/// From 3.8 the three lists are refused.
+static REFUSES_LISTS: Location = Location {
+    releases: Span::since(Release::V3_8),
+    ending: Ending::Diagnostic,
+    function: FUNCTION,
+    file: FILE,
+    line: None,
+    message: "unexpected key: ",
+};
+
+/// The site.
+pub(crate) static SITE: Site = Site {
+    id: "cga_spelling",
+    kind: SiteKind::Rejection,
+    title: "a CGA spelled the way another release reads it (refused as the module is parsed)",
+    locations: &[&REFUSES_BASES, &REFUSES_LISTS],
+    changes: &[
+        Change {
+            release: Release::V3_7,
+            pr: None,
+            what: "3.6 spells a CGA as `CGALayout` bases (3.5 still reads the three lists)",
+        },
+        Change {
+            release: Release::V3_8,
+            pr: None,
+            what: "the three lists `CTAsPerCGA`, `CTASplitNum`, `CTAOrder` are no longer read",
+        },
+    ],
+    workaround: "dump the TTGIR with the release that compiles it",
+};
 
 /// Whether `release` reads `attr`, and every layout nested in it, as
 /// spelled.
-pub fn check(attr: &Attr, release: TritonVersion) -> Result<(), Failure> {
+pub(crate) fn check(attr: &Attr, release: Release) -> Result<(), Failure> {
     let cga = match attr {
         Attr::Blocked(b) => &b.cga,
         Attr::NvidiaMma(m) => &m.cga,
@@ -37,23 +80,21 @@ pub fn check(attr: &Attr, release: TritonVersion) -> Result<(), Failure> {
         Attr::DotOperand(d) => return check(&d.parent, release),
         Attr::Linear(_) | Attr::SharedLinear(_) | Attr::Other { .. } => return Ok(()),
     };
-    let (refused, bases_spelling) = match cga {
-        Some(Cga::Split { .. }) if release >= TritonVersion::V3_8 => ("CTAOrder", true),
-        Some(Cga::Bases(_)) if release <= TritonVersion::V3_4 => ("CGALayout", false),
+    let (location, refused, why) = match cga {
+        Some(Cga::Split { .. }) if REFUSES_LISTS.releases.contains(release) => (
+            &REFUSES_LISTS,
+            "CTAOrder",
+            "from 3.6 a CGA is spelled as `CGALayout` bases",
+        ),
+        Some(Cga::Bases(_)) if REFUSES_BASES.releases.contains(release) => (
+            &REFUSES_BASES,
+            "CGALayout",
+            "up to 3.5 a CGA is spelled as `CTAsPerCGA`, `CTASplitNum` and `CTAOrder`",
+        ),
         _ => return Ok(()),
     };
-    Err(Failure::diagnostic(
-        release,
-        SITE,
-        format!(
-            "error: unexpected key: {refused} ({})",
-            if bases_spelling {
-                "from 3.6 a CGA is spelled as `CGALayout` bases"
-            } else {
-                "up to 3.5 a CGA is spelled as `CTAsPerCGA`, `CTASplitNum` and `CTAOrder`"
-            }
-        ),
-    ))
+    Err(Failure::at(&SITE, location, release, why)
+        .with_message(format!("unexpected key: {refused}")))
 }
 
 #[cfg(test)]
@@ -73,10 +114,10 @@ mod tests {
         let split = blocked(", CTAsPerCGA = [1, 1], CTASplitNum = [1, 1], CTAOrder = [1, 0]");
         let bases = blocked(", CGALayout = []");
         let plain = blocked("");
-        for release in TritonVersion::ALL {
-            let new = release >= TritonVersion::V3_8;
-            let old = release <= TritonVersion::V3_4;
-            let refused = |a: &Attr| check(a, release).err().map(|f| f.message);
+        for release in Release::ALL {
+            let new = release >= Release::V3_8;
+            let old = release <= Release::V3_4;
+            let refused = |a: &Attr| check(a, release).err().map(|f| f.triton_message);
             assert_eq!(refused(&split).is_some(), new, "{release}");
             assert_eq!(refused(&bases).is_some(), old, "{release}");
             assert_eq!(refused(&plain), None, "{release}");
@@ -84,7 +125,7 @@ mod tests {
                 if refuses {
                     let message = refused(attr).unwrap_or_default();
                     assert!(
-                        message.starts_with(&format!("error: unexpected key: {key}")),
+                        message.starts_with(&format!("unexpected key: {key}")),
                         "{message}"
                     );
                 }
@@ -95,7 +136,7 @@ mod tests {
             dim: 0,
             parent: Box::new(split),
         });
-        assert!(check(&slice, TritonVersion::Newest).is_err());
-        assert!(check(&slice, TritonVersion::V3_4).is_ok());
+        assert!(check(&slice, Release::V3_9).is_err());
+        assert!(check(&slice, Release::V3_4).is_ok());
     }
 }

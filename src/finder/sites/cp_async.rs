@@ -24,13 +24,102 @@
 //!   capped at that width; a copy of that split narrower than 4 bytes fails
 //!   an assertion in the emitter of each copy.
 
-use super::{Ending, Failure};
+use super::Failure;
 use crate::dim::Dim;
 use crate::finder::verdict::Trace;
 use crate::layout::LinearLayout;
-use crate::triton::TritonVersion;
+use crate::triton::Release;
 use crate::triton::attr::{Cga, SwizzledShared};
+use crate::triton::release::{Since, Span};
+use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
 use crate::utils::{action_remove_broadcasted_regs, largest_vectorisation};
+
+const FUNCTION: &str = "AsyncCopyGlobalToLocalOpConversion::matchAndRewrite";
+const FILE: &str = "third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/LoadStoreOpToLLVM.cpp";
+
+/// 3.1's width assertion.
+static WIDTH_3_1: Location = Location {
+    releases: Span::only(Release::V3_1),
+    ending: Ending::Assertion,
+    function: FUNCTION,
+    file: FILE,
+    line: Some(852),
+    message: "Assertion `byteWidth == 16 || byteWidth == 8 || byteWidth == 4' failed.",
+};
+/// The diagnosed width check, from 3.2.
+static TOO_SMALL: Location = Location {
+    releases: Span::since(Release::V3_2),
+    ending: Ending::Diagnostic,
+    function: FUNCTION,
+    file: FILE,
+    line: None,
+    message: "cp.async does not support transfers smaller than 4 bytes; calculated this as ",
+};
+/// The register → shared conversion the width is read from, where our
+/// algebra refuses a step Triton takes (no Triton text is claimed).
+static CONVERSION: Location = Location {
+    releases: Span::since(Release::V3_2),
+    ending: Ending::Assertion,
+    function: "emitTransferBetweenRegistersAndShared (invertAndCompose of the register and shared layouts)",
+    file: "lib/Tools/LinearLayout.cpp",
+    line: None,
+    message: "",
+};
+const fn per_copy(release: Release, line: u32) -> Location {
+    Location {
+        releases: Span::only(release),
+        ending: Ending::Assertion,
+        function: FUNCTION,
+        file: FILE,
+        line: Some(line),
+        message: "Assertion `nBytes == 16 || nBytes == 8 || nBytes == 4' failed.",
+    }
+}
+/// The per-copy assertion from 3.5 (3.7.1's line for 3.5 to 3.7).
+static PER_COPY_3_7: Location = per_copy(Release::V3_7, 1203);
+static PER_COPY_3_8: Location = per_copy(Release::V3_8, 1060);
+static PER_COPY_3_9: Location = Location {
+    releases: Span::since(Release::V3_9),
+    ..per_copy(Release::V3_9, 1077)
+};
+const PER_COPY: Since<&'static Location> = Since(&[
+    (Release::V3_7, &PER_COPY_3_7),
+    (Release::V3_8, &PER_COPY_3_8),
+    (Release::V3_9, &PER_COPY_3_9),
+]);
+
+/// The site.
+pub(crate) static SITE: Site = Site {
+    id: "cp_async",
+    kind: SiteKind::Bug,
+    title: "an async copy (cp.async) narrower than 4 bytes per thread",
+    locations: &[
+        &WIDTH_3_1,
+        &TOO_SMALL,
+        &CONVERSION,
+        &PER_COPY_3_7,
+        &PER_COPY_3_8,
+        &PER_COPY_3_9,
+    ],
+    changes: &[
+        Change {
+            release: Release::V3_2,
+            pr: None,
+            what: "the width is read off the register to shared layout; a narrow copy is a diagnosed error",
+        },
+        Change {
+            release: Release::V3_3,
+            pr: Some("#5905"),
+            what: "a pipelined rank-3 load's shared buffer keeps the load's order, so the copy vectorises again",
+        },
+        Change {
+            release: Release::V3_7,
+            pr: None,
+            what: "copies are split by largestVectorisation after a pointer-width check",
+        },
+    ],
+    workaround: "num_stages=1 (no pipelined copy), or at least 4 contiguous bytes per thread along the buffer's fastest dim",
+};
 
 /// One `async_copy_global_to_local`.
 #[derive(Clone, Copy, Debug)]
@@ -86,38 +175,22 @@ impl<'a> AsyncCopy<'a> {
     }
 }
 
-/// The site, with the line of the assertion where one is known: 3.1's
-/// width assertion, and the per-copy one from 3.5 (3.7.1's line for 3.5 to
-/// 3.7, 3.8.0's for 3.8, 3.9.0's for the newest).
-fn site(release: TritonVersion, assertion: bool) -> String {
-    let line = match release {
-        TritonVersion::V3_1 => ":852",
-        TritonVersion::V3_7 if assertion => ":1203",
-        TritonVersion::V3_8 if assertion => ":1060",
-        TritonVersion::Newest if assertion => ":1077",
-        _ => "",
-    };
-    format!(
-        "AsyncCopyGlobalToLocalOpConversion (third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/LoadStoreOpToLLVM.cpp{line})"
-    )
-}
-
 /// Runs the release's width computation; returns the elements per copy.
-pub fn copy(c: &AsyncCopy<'_>, release: TritonVersion, trace: &mut Trace) -> Result<u64, Failure> {
-    let vec = match (release, c.shared) {
-        (TritonVersion::V3_1, _) => width_3_1(c, trace)?,
-        (_, None) => {
-            if release >= TritonVersion::V3_7 {
+pub(crate) fn copy(c: &AsyncCopy<'_>, release: Release, trace: &mut Trace) -> Result<u64, Failure> {
+    let vec = match c.shared {
+        _ if !release.lowers_with_linear_layouts() => width_3_1(c, release, trace)?,
+        None => {
+            if release.vectorises_async_copies() {
                 pointer_width(c, release)?;
             }
             trace
                 .note(|| "cp.async: the buffer has no linear layout here; not checked".to_string());
             return Ok(c.max_vec);
         }
-        (TritonVersion::V3_2 | TritonVersion::V3_3 | TritonVersion::V3_4, Some(shared)) => {
-            width_from_consecutive_offsets(c, shared, release, trace)?
+        Some(shared) if release.vectorises_async_copies() => {
+            width_from_largest_vectorisation(c, shared, release, trace)?
         }
-        (_, Some(shared)) => width_from_largest_vectorisation(c, shared, release, trace)?,
+        Some(shared) => width_from_consecutive_offsets(c, shared, release, trace)?,
     };
     at_least_4_bytes(vec, c.bits, release)?;
     Ok(vec)
@@ -125,36 +198,43 @@ pub fn copy(c: &AsyncCopy<'_>, release: TritonVersion, trace: &mut Trace) -> Res
 
 /// The diagnosed width check: `vec` elements of `bits` bits must make at
 /// least 4 bytes.
-fn at_least_4_bytes(vec: u64, bits: u64, release: TritonVersion) -> Result<(), Failure> {
+fn at_least_4_bytes(vec: u64, bits: u64, release: Release) -> Result<(), Failure> {
     let bytes = vec * bits / 8;
     if bytes < 4 {
-        return Err(failure(
+        return Err(Failure::at(
+            &SITE,
+            &TOO_SMALL,
             release,
-            false,
-            format!(
-                "cp.async does not support transfers smaller than 4 bytes; calculated this as {bytes} bytes"
-            ),
-        ));
+            format!("{vec} element(s) of {bits} bits per copy"),
+        )
+        .with_message(format!(
+            "cp.async does not support transfers smaller than 4 bytes; calculated this as {bytes} bytes"
+        )));
     }
     Ok(())
 }
 
-/// A failure at this site: the width check itself is a diagnosed error, the
-/// rest are assertions.
-fn failure(release: TritonVersion, assertion: bool, message: String) -> Failure {
-    let ending = if assertion {
-        Ending::Assertion
-    } else {
-        Ending::Diagnostic
-    };
-    Failure::new(ending, release, site(release, assertion), message)
+/// Our algebra refusing the register → shared conversion on the way.
+fn conversion_refused(release: Release, e: impl std::fmt::Display) -> Failure {
+    Failure::at(
+        &SITE,
+        &CONVERSION,
+        release,
+        format!("register → shared conversion: {e}"),
+    )
 }
 
 /// 3.1: the contiguity, capped by the shared `vec` when it is above 1,
 /// after the swizzled addresses (computed first) passed their bound; each
 /// copy must be 4, 8 or 16 bytes (it is min(128 bits, vec elements) wide).
-fn width_3_1(c: &AsyncCopy<'_>, trace: &mut Trace) -> Result<u64, Failure> {
-    super::shared_tile::swizzle_fits_3_1(c.shared_vec, c.max_phase, c.shared_order, c.shape)?;
+fn width_3_1(c: &AsyncCopy<'_>, release: Release, trace: &mut Trace) -> Result<u64, Failure> {
+    super::shared_tile::swizzle_fits_3_1(
+        c.shared_vec,
+        c.max_phase,
+        c.shared_order,
+        c.shape,
+        release,
+    )?;
     let vec = if c.shared_vec > 1 {
         c.shared_vec.min(c.max_vec)
     } else {
@@ -167,11 +247,12 @@ fn width_3_1(c: &AsyncCopy<'_>, trace: &mut Trace) -> Result<u64, Failure> {
         )
     });
     if vec * c.bits < 32 {
-        return Err(failure(
-            TritonVersion::V3_1,
-            true,
+        return Err(Failure::at(
+            &SITE,
+            &WIDTH_3_1,
+            release,
             format!(
-                "Assertion `byteWidth == 16 || byteWidth == 8 || byteWidth == 4' failed (a copy of {vec} × {}-bit elements is {} byte(s))",
+                "a copy of {vec} × {}-bit elements is {} byte(s)",
                 c.bits,
                 vec * c.bits / 8
             ),
@@ -186,11 +267,10 @@ fn width_3_1(c: &AsyncCopy<'_>, trace: &mut Trace) -> Result<u64, Failure> {
 fn width_from_consecutive_offsets(
     c: &AsyncCopy<'_>,
     shared: &LinearLayout,
-    release: TritonVersion,
+    release: Release,
     trace: &mut Trace,
 ) -> Result<u64, Failure> {
-    let cvt = register_to_offset(c, shared, release)
-        .map_err(|e| failure(release, true, format!("register → shared conversion: {e}")))?;
+    let cvt = register_to_offset(c, shared, release).map_err(|e| conversion_refused(release, e))?;
     let vec = cvt.num_consecutive_in_out().min(c.max_vec);
     trace.layout(
         || format!("register → shared offset for cp.async: {vec} element(s) per copy"),
@@ -211,16 +291,16 @@ fn width_from_consecutive_offsets(
 fn width_from_largest_vectorisation(
     c: &AsyncCopy<'_>,
     shared: &LinearLayout,
-    release: TritonVersion,
+    release: Release,
     trace: &mut Trace,
 ) -> Result<u64, Failure> {
     let allowed = pointer_width(c, release)?;
     let cvt = action_remove_broadcasted_regs(c.regs)
         .and_then(|a| a.apply(c.regs))
         .and_then(|regs| regs.invert_and_compose(shared))
-        .map_err(|e| failure(release, true, format!("register → shared conversion: {e}")))?;
+        .map_err(|e| conversion_refused(release, e))?;
     let (vec, _) = largest_vectorisation(&cvt, c.bits as u32, Some(allowed as u32))
-        .map_err(|e| failure(release, true, e.to_string()))?;
+        .map_err(|e| conversion_refused(release, e))?;
     let vec = vec as u64;
     trace.layout(
         || format!("register → offset for cp.async: {vec} element(s) per copy"),
@@ -228,12 +308,13 @@ fn width_from_largest_vectorisation(
     );
     let copy_bytes = vec * c.bits / 8;
     if ![4, 8, 16].contains(&copy_bytes) {
-        return Err(failure(
+        let location = PER_COPY.at(release).copied().unwrap_or(&PER_COPY_3_9);
+        return Err(Failure::at(
+            &SITE,
+            location,
             release,
-            true,
             format!(
-                "Assertion `nBytes == 16 || nBytes == 8 || nBytes == 4' failed (a copy of {vec} × {}-bit \
-                 elements is {copy_bytes} byte(s))",
+                "a copy of {vec} × {}-bit elements is {copy_bytes} byte(s)",
                 c.bits
             ),
         ));
@@ -243,7 +324,7 @@ fn width_from_largest_vectorisation(
 
 /// The later releases' first check: the elements the pointers allow per
 /// copy, at most 16 bytes, must make at least 4 bytes.
-fn pointer_width(c: &AsyncCopy<'_>, release: TritonVersion) -> Result<u64, Failure> {
+fn pointer_width(c: &AsyncCopy<'_>, release: Release) -> Result<u64, Failure> {
     let allowed = c.max_vec.min(128 / c.bits.max(1));
     at_least_4_bytes(allowed, c.bits, release)?;
     Ok(allowed)
@@ -253,9 +334,9 @@ fn pointer_width(c: &AsyncCopy<'_>, release: TritonVersion) -> Result<u64, Failu
 fn register_to_offset(
     c: &AsyncCopy<'_>,
     shared: &LinearLayout,
-    release: TritonVersion,
+    release: Release,
 ) -> crate::Result<LinearLayout> {
-    if release != TritonVersion::V3_2 {
+    if !release.splits_shared_offsets_per_dim() {
         return c.regs.invert_and_compose(shared);
     }
     // 3.2 splits the offset into `offset<d>` per tensor dim, fastest first,
@@ -280,7 +361,12 @@ fn register_to_offset(
 /// contiguity): the consecutive elements a thread holds along `order0`,
 /// capped by that dim's size and by 16 bytes. A mask is taken to be
 /// constant over those elements.
-pub fn coalesced_contiguity(regs: &LinearLayout, shape: &[u64], order0: usize, bits: u64) -> u64 {
+pub(crate) fn coalesced_contiguity(
+    regs: &LinearLayout,
+    shape: &[u64],
+    order0: usize,
+    bits: u64,
+) -> u64 {
     let dim_size = shape.get(order0).copied().unwrap_or(1);
     let aligned = (128 / bits.max(8)).max(1);
     per_thread_run(regs, order0).min(dim_size).min(aligned)

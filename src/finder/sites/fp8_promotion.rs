@@ -25,7 +25,47 @@
 
 use super::Failure;
 use crate::finder::verdict::Trace;
-use crate::triton::TritonVersion;
+use crate::triton::Release;
+use crate::triton::release::{Since, Span};
+use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
+
+const fn pack_assertion(release: Release, line: u32, function: &'static str) -> Location {
+    Location {
+        releases: Span::only(release),
+        ending: Ending::Assertion,
+        function,
+        file: "llvm/ADT/ArrayRef.h",
+        line: Some(line),
+        message: "Assertion `Index < Length && \"Invalid index!\"' failed.",
+    }
+}
+
+static PACK_3_1: Location = pack_assertion(
+    Release::V3_1,
+    257,
+    "packLLElements (include/triton/Conversion/TritonGPUToLLVM/Utility.h:1562), lowering an fp8 to fp16 fp_to_fp on an MMA v2 dot operand",
+);
+static PACK_3_2: Location = pack_assertion(
+    Release::V3_2,
+    260,
+    "packLLElements (include/triton/Conversion/TritonGPUToLLVM/Utility.h:1439), lowering an fp8 to fp16 fp_to_fp on an MMA v2 dot operand",
+);
+const PACK: Since<&'static Location> =
+    Since(&[(Release::V3_1, &PACK_3_1), (Release::V3_2, &PACK_3_2)]);
+
+/// The site.
+pub(crate) static SITE: Site = Site {
+    id: "fp8_promotion",
+    kind: SiteKind::Bug,
+    title: "an fp8 operand promoted to fp16 on an MMA v2 dot operand with K below 32 (3.1, 3.2)",
+    locations: &[&PACK_3_1, &PACK_3_2],
+    changes: &[Change {
+        release: Release::V3_3,
+        pr: None,
+        what: "the front end rejects 8-bit dots with K < 32 before any layout exists",
+    }],
+    workaround: "K of at least 32 for fp8 dots, or operands of at least as many elements as the CTA has threads",
+};
 
 /// K of one 8-bit `mma.sync` (m16n8k32).
 const INSTR_K_8BIT: u64 = 32;
@@ -54,10 +94,10 @@ pub struct Operand<'a> {
 }
 
 /// Where the promotion of `op` ends up, and whether lowering it fails.
-pub fn promotion(op: &Operand, release: TritonVersion, trace: &mut Trace) -> Result<(), Failure> {
-    if release > TritonVersion::V3_2 {
+pub(crate) fn promotion(op: &Operand, release: Release, trace: &mut Trace) -> Result<(), Failure> {
+    let Some(&location) = PACK.at(release).filter(|_| SITE.fails_in(release)) else {
         return Ok(());
-    }
+    };
     // Saturating: the arguments are hardware-sized in the finder, but this
     // is public and must not panic on any.
     let threads = op.num_warps.saturating_mul(32);
@@ -100,17 +140,13 @@ pub fn promotion(op: &Operand, release: TritonVersion, trace: &mut Trace) -> Res
     let reps = |instr_k: u64| (op.k / instr_k).max(1);
     let expected = outer.saturating_mul(4 * reps(INSTR_K_16BIT));
     let got = outer.saturating_mul(8 * reps(INSTR_K_8BIT));
-    let line = match release {
-        TritonVersion::V3_1 => 1562,
-        _ => 1439,
-    };
-    Err(Failure::assertion(
+    Err(Failure::at(
+        &SITE,
+        location,
         release,
         format!(
-            "packLLElements (include/triton/Conversion/TritonGPUToLLVM/Utility.h:{line}), lowering an fp8 → fp16 fp_to_fp on an MMA v2 dot operand"
-        ),
-        format!(
-            "size mismatch when packing elements for LLVM struct expected {expected} but got {got}; then Assertion `Index < Length && \"Invalid index!\"' failed (llvm/ADT/ArrayRef.h) [{} {}x{}, K = {} < {INSTR_K_8BIT}]",
+            "after \"size mismatch when packing elements for LLVM struct expected {expected} but got {got}\": \
+             {} {}x{}, K = {} < {INSTR_K_8BIT}",
             op.name, op.rows, op.cols, op.k
         ),
     ))

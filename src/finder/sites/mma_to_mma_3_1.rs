@@ -14,16 +14,41 @@
 //! compile.
 
 use super::Failure;
-use crate::triton::TritonVersion;
+use crate::triton::Release;
 use crate::triton::attr::NvidiaMma;
+use crate::triton::release::Span;
+use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
+
+static CVT_ORDER_3_1: Location = Location {
+    releases: Span::only(Release::V3_1),
+    ending: Ending::Assertion,
+    function: "getCvtOrder",
+    file: "lib/Analysis/Allocation.cpp",
+    line: Some(47),
+    message: "Assertion `!(srcMmaLayout && dstMmaLayout && !srcMmaLayout.isAmpere()) && \"mma -> mma layout conversion is only supported on Ampere\"' failed.",
+};
+
+/// The site.
+pub(crate) static SITE: Site = Site {
+    id: "mma_to_mma_3_1",
+    kind: SiteKind::Bug,
+    title: "a convert_layout from a Hopper MMA accumulator to another MMA layout, sized for scratch memory by 3.1",
+    locations: &[&CVT_ORDER_3_1],
+    changes: &[Change {
+        release: Release::V3_2,
+        pr: None,
+        what: "the allocation analysis admits Hopper sources (3.3 removed the assertion)",
+    }],
+    workaround: "num_warps of 4 or fewer for chained Hopper dots (flash-linear-attention PR #240's choice)",
+};
 
 /// 3.1's allocation analysis of a conversion from `src` to `dst`.
-pub fn scratch_order(
+pub(crate) fn scratch_order(
     src: &NvidiaMma,
     dst: &NvidiaMma,
-    release: TritonVersion,
+    release: Release,
 ) -> Result<(), Failure> {
-    if release != TritonVersion::V3_1 || src.version_major == 2 {
+    if !SITE.fails_in(release) || src.version_major == 2 {
         return Ok(());
     }
     let one_warp_along_n = |m: &NvidiaMma| m.warps_per_cta.get(1) == Some(&1);
@@ -34,11 +59,12 @@ pub fn scratch_order(
     if shortcut {
         return Ok(());
     }
-    Err(Failure::assertion(
+    Err(Failure::at(
+        &SITE,
+        &CVT_ORDER_3_1,
         release,
-        "getCvtOrder (lib/Analysis/Allocation.cpp:47)",
         format!(
-            "Assertion `!(srcMmaLayout && dstMmaLayout && !srcMmaLayout.isAmpere()) && \"mma -> mma layout conversion is only supported on Ampere\"' failed (a v{} accumulator converted to a v{} one)",
+            "a v{} accumulator converted to a v{} one, not the v3 shortcut",
             src.version_major, dst.version_major
         ),
     ))
@@ -74,9 +100,9 @@ mod tests {
             (v2([4, 2]), v2([2, 4]), false),
         ];
         for (src, dst, aborts) in cases {
-            let got = scratch_order(&src, &dst, TritonVersion::V3_1);
+            let got = scratch_order(&src, &dst, Release::V3_1);
             assert_eq!(got.is_err(), aborts, "{src:?} -> {dst:?}");
-            assert!(scratch_order(&src, &dst, TritonVersion::V3_2).is_ok());
+            assert!(scratch_order(&src, &dst, Release::V3_2).is_ok());
         }
     }
 }

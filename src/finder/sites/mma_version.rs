@@ -10,25 +10,49 @@
 //! patterns (`tests/data/compile/sm100-*`, `sm120-*`).
 
 use super::Failure;
-use crate::triton::TritonVersion;
+use crate::triton::Release;
+use crate::triton::release::Span;
+use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
+
+const fn unsupported(release: Release, line: u32) -> Location {
+    Location {
+        releases: Span::only(release),
+        ending: Ending::Assertion,
+        function: "getMMAVersionSafe",
+        file: "lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp",
+        line: Some(line),
+        message: "Assertion `false && \"computeCapability not supported\"' failed.",
+    }
+}
+
+static UNSUPPORTED_3_1: Location = unsupported(Release::V3_1, 30);
+static UNSUPPORTED_3_2: Location = unsupported(Release::V3_2, 36);
+
+/// The site.
+pub(crate) static SITE: Site = Site {
+    id: "mma_version",
+    kind: SiteKind::Bug,
+    title: "any dot on a Blackwell target (compute capability 100 and up), which 3.1 and 3.2 do not know",
+    locations: &[&UNSUPPORTED_3_1, &UNSUPPORTED_3_2],
+    changes: &[Change {
+        release: Release::V3_3,
+        pr: None,
+        what: "the MMA version chooser knows Blackwell (v5 then v2 below cc 110, v2 alone below 130)",
+    }],
+    workaround: "Triton 3.3 or later for Blackwell targets",
+};
 
 /// The MMA version chooser of `release` on compute capability `cc`.
-pub fn choose(cc: u32, release: TritonVersion) -> Result<(), Failure> {
-    let line = match release {
-        TritonVersion::V3_1 => 30,
-        TritonVersion::V3_2 => 36,
-        _ => return Ok(()),
-    };
-    if cc < 100 {
-        return Ok(());
+pub(crate) fn choose(cc: u32, release: Release) -> Result<(), Failure> {
+    match SITE.location(release) {
+        Some(location) if cc >= 100 => Err(Failure::at(
+            &SITE,
+            location,
+            release,
+            format!("compute capability {cc}"),
+        )),
+        _ => Ok(()),
     }
-    Err(Failure::assertion(
-        release,
-        format!(
-            "getMMAVersionSafe (lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp:{line}), compute capability {cc}"
-        ),
-        "Assertion `false && \"computeCapability not supported\"' failed",
-    ))
 }
 
 #[cfg(test)]
@@ -37,12 +61,12 @@ mod tests {
 
     #[test]
     fn only_3_1_and_3_2_refuse_blackwell() {
-        for release in [TritonVersion::V3_1, TritonVersion::V3_2] {
+        for release in [Release::V3_1, Release::V3_2] {
             assert!(choose(90, release).is_ok());
             assert!(choose(100, release).is_err());
             assert!(choose(120, release).is_err());
         }
-        assert!(choose(120, TritonVersion::V3_3).is_ok());
-        assert!(choose(120, TritonVersion::Newest).is_ok());
+        assert!(choose(120, Release::V3_3).is_ok());
+        assert!(choose(120, Release::V3_9).is_ok());
     }
 }

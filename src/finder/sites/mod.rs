@@ -1,39 +1,79 @@
 //! The lowering sites that can fail, one file each. A site model takes the
 //! layouts the release chose and runs the release's own layout steps
 //! through the checked algebra; a violated precondition becomes a
-//! [`Failure`] naming Triton's site and message.
+//! [`Failure`] at the model's [`Site`], whose descriptor (a `SITE` static in
+//! each file, its id the file's name) says where each release fails, how,
+//! and what fixed it.
+//!
+//! Some failures happen inside a layout conversion the lowering asks for;
+//! those carry the conversion's site ([`crate::triton::convert::SITES`]).
 
-pub mod accumulator_to_v2;
-pub mod cga_spelling;
-pub mod cp_async;
-pub mod fp8_promotion;
-pub mod hopper_mma_3_1;
-pub mod local_load_rank3;
-pub mod mma_to_mma_3_1;
-pub mod mma_version;
-pub mod nvmma_memdesc;
-pub mod operand_shared;
-pub mod shared_tile;
-pub mod stmatrix;
-pub mod tcgen05_operand_3_3;
-pub mod v2_shortcut_3_1;
-pub mod warp_shuffle_3_3;
+pub(crate) mod acc_dtype;
+pub(crate) mod accumulator_to_v2;
+pub(crate) mod cga_spelling;
+pub(crate) mod cp_async;
+pub(crate) mod dot_k;
+pub(crate) mod fp8_arch;
+pub(crate) mod fp8_promotion;
+pub(crate) mod local_load_rank3;
+pub(crate) mod mma_to_mma_3_1;
+pub(crate) mod mma_version;
+pub(crate) mod nvmma_memdesc;
+pub(crate) mod operand_shared;
+pub(crate) mod shared_tile;
+pub(crate) mod stmatrix;
+pub(crate) mod tcgen05_operand_3_3;
+pub(crate) mod v2_shortcut_3_1;
+pub(crate) mod warp_shuffle_3_3;
 
-use super::verdict::{Prediction, Step, Trace, Verdict};
-use crate::LayoutError;
+use super::verdict::Trace;
 use crate::layout::LinearLayout;
-use crate::triton::attr::Attr;
-use crate::triton::{Conversion, TritonVersion, to_linear_layout};
+use crate::triton::attr::{Attr, NvidiaMma};
+use crate::triton::print::print_attr;
+use crate::triton::{Conversion, ConvertError, Release, to_linear_layout};
+pub use crate::triton::{Entry, Failure, Site};
+
+/// Every site the finder reports, its own and the conversions', sorted by
+/// id.
+pub fn all() -> Vec<&'static Site> {
+    let mut sites: Vec<&'static Site> = vec![
+        &acc_dtype::SITE,
+        &accumulator_to_v2::SITE,
+        &cga_spelling::SITE,
+        &cp_async::SITE,
+        &dot_k::SITE,
+        &fp8_arch::SITE,
+        &fp8_promotion::SITE,
+        &local_load_rank3::SITE,
+        &mma_to_mma_3_1::SITE,
+        &mma_version::SITE,
+        &nvmma_memdesc::SITE,
+        &operand_shared::SITE,
+        &shared_tile::SITE,
+        &stmatrix::SITE,
+        &tcgen05_operand_3_3::SITE,
+        &v2_shortcut_3_1::SITE,
+        &warp_shuffle_3_3::SITE,
+    ];
+    sites.extend(crate::triton::convert::SITES);
+    sites.sort_by_key(|s| s.id);
+    sites
+}
+
+/// The site with this id.
+pub fn by_id(id: &str) -> Option<&'static Site> {
+    all().into_iter().find(|s| s.id == id)
+}
 
 /// `attr`'s linear layout on `shape` as `release` converts it, for a site
-/// that needs it. A Triton assertion in the conversion is that release's
+/// that needs it. The release failing in the conversion is that release's
 /// failure. No layout, or our converter refusing the input (a shape that is
 /// not a power of two, say), is no finding: `None`, with the reason traced
 /// under `what`.
-pub fn converted(
+pub(crate) fn converted(
     attr: &Attr,
     shape: &[u64],
-    release: TritonVersion,
+    release: Release,
     elem_bits: Option<u64>,
     trace: &mut Trace,
     what: impl Fn() -> String,
@@ -44,9 +84,7 @@ pub fn converted(
             trace.note(|| format!("{}: no linear layout ({why})", what()));
             Ok(None)
         }
-        Err(LayoutError::TritonAssertion { site, message, .. }) => {
-            Err(Failure::assertion(release, site, message))
-        }
+        Err(ConvertError::Triton(failure)) => Err(*failure),
         Err(e) => {
             trace.note(|| format!("{}: not converted here ({e})", what()));
             Ok(None)
@@ -54,113 +92,89 @@ pub fn converted(
     }
 }
 
-/// What kind of failure Triton has at a site; with the release and the way
-/// the compile was started it decides the [`Verdict`].
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Ending {
-    /// A failed C++ `assert` or `llvm_unreachable`.
-    Assertion,
-    /// `llvm::report_fatal_error`, which calls `abort()` like a failed
-    /// assertion and ends the same way (see [`Failure::verdict`]); it prints
-    /// `LLVM ERROR: …` instead of the assertion's text.
-    FatalError,
-    /// A diagnosed error (an MLIR `emitError`, a Python exception).
-    Diagnostic,
-    /// The process dies on a signal whatever the release: measured on
-    /// 3.2.0, where an op left unlowered ("LLVM Translation failed for
-    /// operation: builtin.unrealized_conversion_cast") is followed by a
-    /// segmentation fault; and on 3.3.1, where an unswizzled NVMMA buffer
-    /// makes the layout builder allocate until the kernel kills the process.
-    Crash,
-}
-
-/// How the compile was started.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Entry {
-    /// From Python source (`ASTSource`), as kernels are compiled.
-    Source,
-    /// From a TTGIR file (`triton.compile("m.ttgir", target=...)`).
-    IrFile,
-}
-
-/// A failing site.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Failure {
-    /// What kind of failure it is.
-    pub ending: Ending,
-    /// The release it happens in.
-    pub release: TritonVersion,
-    /// Function and file as named in that release.
-    pub site: String,
-    /// What Triton prints.
-    pub message: String,
-}
-
-impl Failure {
-    /// A failed assertion at `site` in `release`.
-    pub fn assertion(
-        release: TritonVersion,
-        site: impl Into<String>,
-        message: impl Into<String>,
-    ) -> Self {
-        Failure::new(Ending::Assertion, release, site, message)
+/// Builds an MMA accumulator's linear layout as `release` does, where the
+/// lowering asks for it (3.1 to address a Hopper accumulator it stores,
+/// 3.2 on for any conversion to or from one). 3.1's and 3.2's shape
+/// assertions in the conversion (3.1 accepts instruction N only in {16,
+/// …, 256}, triton #4264; PR #4283 in 3.2 admitted 8) surface as the
+/// conversion site's [`Failure`]s.
+pub(crate) fn mma_layout(
+    mma: &NvidiaMma,
+    shape: [u64; 2],
+    release: Release,
+    trace: &mut Trace,
+) -> Result<(), Failure> {
+    let attr = Attr::NvidiaMma(mma.clone());
+    let text = || print_attr(&attr, release.dialect());
+    if let Some(l) = converted(&attr, &shape, release, None, trace, text)? {
+        trace.layout(
+            || format!("linear layout of {} on {}x{}", text(), shape[0], shape[1]),
+            &l,
+        );
     }
+    Ok(())
+}
 
-    /// A diagnosed error at `site` in `release`.
-    pub fn diagnostic(
-        release: TritonVersion,
-        site: impl Into<String>,
-        message: impl Into<String>,
-    ) -> Self {
-        Failure::new(Ending::Diagnostic, release, site, message)
-    }
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-    /// A failure of the given kind.
-    pub fn new(
-        ending: Ending,
-        release: TritonVersion,
-        site: impl Into<String>,
-        message: impl Into<String>,
-    ) -> Self {
-        Failure {
-            ending,
-            release,
-            site: site.into(),
-            message: message.into(),
+    /// Every descriptor: a unique id, the file name of its model, at least
+    /// one location, changes in release order, a workaround.
+    #[test]
+    fn every_descriptor_is_complete() {
+        let sites = all();
+        let finder_files: Vec<String> =
+            std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/src/finder/sites"))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter_map(|p| Some(p.file_stem()?.to_str()?.to_string()))
+                .filter(|stem| stem != "mod")
+                .collect();
+        for stem in &finder_files {
+            assert!(
+                sites.iter().any(|s| s.id == *stem),
+                "src/finder/sites/{stem}.rs has no descriptor with its name"
+            );
         }
-    }
-
-    /// How the compile ends.
-    ///
-    /// A failed assertion and `report_fatal_error` both end in `abort()`,
-    /// so they end the same way:
-    ///
-    /// - 3.1 and 3.2 die on SIGABRT.
-    /// - From 3.3 the pass manager's crash reproducer catches the signal
-    ///   ("A signal was caught while processing the MLIR module … marking
-    ///   pass as failed") and the compile raises `PassManager::run failed`.
-    ///   Measured from source on 3.3.1 (assertions, kernel grids) and 3.4.0
-    ///   (a Gluon kernel reaching "Illegal shared layout"), and from a TTGIR
-    ///   file on 3.9.0 (op-level grid).
-    /// - Compiled from a TTGIR file, 3.3.1 and 3.4.0 print that same message
-    ///   and then still die on SIGABRT (44 of 44 one-op stmatrix modules on
-    ///   3.3.1; "Illegal shared layout" modules on 3.3.1 and 3.4.0).
-    ///
-    /// A [`Crash`](Ending::Crash) happens after the pass manager has
-    /// finished, where nothing catches it.
-    pub fn verdict(&self, entry: Entry) -> Verdict {
-        let caught = self.release >= TritonVersion::V3_3
-            && !(entry == Entry::IrFile && self.release <= TritonVersion::V3_4);
-        match self.ending {
-            Ending::Diagnostic => Verdict::Error,
-            Ending::Assertion | Ending::FatalError if caught => Verdict::Error,
-            Ending::Assertion | Ending::FatalError | Ending::Crash => Verdict::Abort,
+        for site in &sites {
+            let recipe = format!(
+                concat!(env!("CARGO_MANIFEST_DIR"), "/src/triton/convert/{}.rs"),
+                site.id
+            );
+            assert!(
+                finder_files.contains(&site.id.to_string())
+                    || std::path::Path::new(&recipe).exists(),
+                "site {} is named after no model file",
+                site.id
+            );
+            assert_eq!(
+                sites.iter().filter(|s| s.id == site.id).count(),
+                1,
+                "{}",
+                site.id
+            );
+            assert!(!site.locations.is_empty(), "{}", site.id);
+            assert!(
+                !site.title.is_empty() && !site.workaround.is_empty(),
+                "{}",
+                site.id
+            );
+            assert!(
+                site.changes
+                    .windows(2)
+                    .all(|w| w[0].release <= w[1].release),
+                "{}",
+                site.id
+            );
+            for l in site.locations {
+                assert!(
+                    l.releases.releases().next().is_some(),
+                    "{}: a location with no modelled release",
+                    site.id
+                );
+                assert!(!l.function.is_empty() && !l.file.is_empty(), "{}", site.id);
+            }
         }
-    }
-
-    /// Into a prediction (of a compile from source) with the steps that led
-    /// here.
-    pub fn into_prediction(self, steps: Vec<Step>) -> Prediction {
-        Prediction::fail(self.verdict(Entry::Source), self.site, self.message, steps)
     }
 }

@@ -13,28 +13,48 @@
 //! release, 3.7, so this is the message reported for all of them.
 
 use super::Failure;
-use crate::triton::TritonVersion;
+use crate::triton::Release;
 use crate::triton::attr::Attr;
 use crate::triton::convert::memdesc_verifier_error;
+use crate::triton::release::Span;
+use crate::triton::site::{Ending, Location, Site, SiteKind};
 
-/// The verifier's site.
-const SITE: &str = "MemDescType::verify (lib/Dialect/TritonGPU/IR/Types.cpp)";
+static VERIFY: Location = Location {
+    releases: Span::since(Release::V3_7),
+    ending: Ending::Diagnostic,
+    function: "MemDescType::verify",
+    file: "lib/Dialect/TritonGPU/IR/Types.cpp",
+    line: None,
+    message: "block shape along the contiguous dimension ",
+};
+
+/// The site.
+pub(crate) static SITE: Site = Site {
+    id: "nvmma_memdesc",
+    kind: SiteKind::Rejection,
+    title: "an NVMMA shared buffer whose contiguous dim holds less than one swizzle row (refused by the type verifier)",
+    locations: &[&VERIFY],
+    changes: &[],
+    workaround: "a swizzle no wider than the buffer's contiguous dim in bytes",
+};
 
 /// Checks a `!ttg.memdesc` of `alloc_shape` in `shared` as `release`
 /// verifies it.
-pub fn verify(shared: &Attr, alloc_shape: &[u64], release: TritonVersion) -> Result<(), Failure> {
+pub(crate) fn verify(shared: &Attr, alloc_shape: &[u64], release: Release) -> Result<(), Failure> {
     let Attr::NvmmaShared(n) = shared else {
         return Ok(());
     };
-    if release < TritonVersion::V3_7 {
+    if !SITE.fails_in(release) {
         return Ok(());
     }
     match memdesc_verifier_error(n, alloc_shape) {
-        Some(message) => Err(Failure::diagnostic(
+        Some(message) => Err(Failure::at(
+            &SITE,
+            &VERIFY,
             release,
-            SITE,
-            format!("error: {message}"),
-        )),
+            "the TMA box's contiguous dim holds less than one swizzle row",
+        )
+        .with_message(message)),
         None => Ok(()),
     }
 }

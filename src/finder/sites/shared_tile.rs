@@ -16,13 +16,50 @@
 //! buffer's fastest dim ("Swizzling would generate out of bounds memory
 //! accesses").
 
-use super::{Ending, Failure};
-use crate::LayoutError;
+use super::Failure;
 use crate::triton::attr::{Attr, SwizzledShared};
-use crate::triton::{TritonVersion, to_linear_layout};
+use crate::triton::release::Span;
+use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
+use crate::triton::{ConvertError, Release, to_linear_layout};
+
+const UTILITY_H: &str = "include/triton/Conversion/TritonGPUToLLVM/Utility.h";
+
+/// 3.1's bound on a swizzle pattern.
+static SWIZZLE_BOUND_3_1: Location = Location {
+    releases: Span::only(Release::V3_1),
+    ending: Ending::Assertion,
+    function: "getSwizzledSharedPtrs",
+    file: UTILITY_H,
+    line: Some(1286),
+    message: "Assertion `maxPhase == 1 || outVec * maxPhase <= srcShape[outOrder[0]] && \"Swizzling would generate out of bounds memory accesses\"' failed.",
+};
+/// 3.1's leading-offset store on phases that make no swizzle width.
+static LEADING_WIDTH_3_1: Location = Location {
+    releases: Span::only(Release::V3_1),
+    ending: Ending::FatalError,
+    function: "getSwizzledSharedPtrs",
+    file: UTILITY_H,
+    line: Some(1302),
+    message: "LLVM ERROR: Unsupported shared layout.",
+};
+
+/// The site: 3.1's own; later releases fail in the buffer's conversion
+/// (the `nvmma_shared` conversion site).
+pub(crate) static SITE: Site = Site {
+    id: "shared_tile",
+    kind: SiteKind::Bug,
+    title: "a register to shared transfer through a swizzled buffer whose swizzle pattern is larger than the tensor (triton #4727)",
+    locations: &[&SWIZZLE_BOUND_3_1, &LEADING_WIDTH_3_1],
+    changes: &[Change {
+        release: Release::V3_2,
+        pr: Some("#4731"),
+        what: "shared-memory transfers go through linear layouts, whose NVMMA builder refuses a buffer smaller than its tile with a fatal error",
+    }],
+    workaround: "a tensor at least one swizzle pattern (vec x maxPhase elements) along its contiguous dim, or a narrower swizzle",
+};
 
 /// Whether `shared` is a leading-offset or NVMMA shared layout.
-pub fn has_leading_offset(shared: &Attr) -> bool {
+pub(crate) fn has_leading_offset(shared: &Attr) -> bool {
     match shared {
         Attr::SwizzledShared(s) => s.has_leading_offset == Some(true),
         Attr::NvmmaShared(_) => true,
@@ -35,22 +72,22 @@ pub fn has_leading_offset(shared: &Attr) -> bool {
 /// indices fails on, if anything: 3.1's store asks for them between its two
 /// checks of the buffer (`emitIndices`, which builds a Hopper accumulator's
 /// linear layout; [`super::hopper_mma_3_1`]).
-pub fn transfer(
+pub(crate) fn transfer(
     shared: &Attr,
     shape: &[u64],
     bits: u64,
     store: bool,
-    release: TritonVersion,
+    release: Release,
     source_indices: impl FnOnce() -> Result<(), Failure>,
 ) -> Result<(), Failure> {
-    if release == TritonVersion::V3_1 {
+    if !release.lowers_with_linear_layouts() {
         // Only the store path computes swizzled addresses this way; loads
         // into dot operands, for one, have their own.
         return match shared {
             Attr::SwizzledShared(s) if store => {
-                swizzle_fits_3_1(s.vec, s.max_phase, &s.order, shape)?;
+                swizzle_fits_3_1(s.vec, s.max_phase, &s.order, shape, release)?;
                 source_indices()?;
-                leading_offset_width_3_1(s)
+                leading_offset_width_3_1(s, release)
             }
             _ => Ok(()),
         };
@@ -59,12 +96,7 @@ pub fn transfer(
         return Ok(());
     }
     match to_linear_layout(shared, shape, release, Some(bits)) {
-        Err(LayoutError::TritonAssertion { site, message, .. }) => Err(Failure::new(
-            ending_of(&message),
-            release,
-            site,
-            fatal_error_text(&message),
-        )),
+        Err(ConvertError::Triton(failure)) => Err(*failure),
         // Anything else is not this site's business (and not a Triton failure).
         _ => Ok(()),
     }
@@ -72,11 +104,12 @@ pub fn transfer(
 
 /// 3.1's bound on a swizzle pattern of `vec × max_phase` elements along the
 /// buffer's fastest dim (`order[0]`).
-pub fn swizzle_fits_3_1(
+pub(crate) fn swizzle_fits_3_1(
     vec: u64,
     max_phase: u64,
     order: &[usize],
     shape: &[u64],
+    release: Release,
 ) -> Result<(), Failure> {
     let fastest = order
         .first()
@@ -87,12 +120,11 @@ pub fn swizzle_fits_3_1(
     if max_phase == 1 || vec.checked_mul(max_phase).is_some_and(|p| p <= fastest) {
         return Ok(());
     }
-    Err(Failure::assertion(
-        TritonVersion::V3_1,
-        "getSwizzledSharedPtrs (include/triton/Conversion/TritonGPUToLLVM/Utility.h:1286)",
-        format!(
-            "Assertion `maxPhase == 1 || outVec * maxPhase <= srcShape[outOrder[0]] && \"Swizzling would generate out of bounds memory accesses\"' failed ({vec} × {max_phase} > {fastest})"
-        ),
+    Err(Failure::at(
+        &SITE,
+        &SWIZZLE_BOUND_3_1,
+        release,
+        format!("{vec} × {max_phase} elements > {fastest} along the fastest dim"),
     ))
 }
 
@@ -100,50 +132,17 @@ pub fn swizzle_fits_3_1(
 /// `(perPhase, maxPhase)`, right after the bound above, and stops with a
 /// fatal error on any pair but (4, 2), (2, 4) and (1, 8): an unswizzled
 /// (1, 1) buffer among them (measured on the 3.1.0 wheel, sm90).
-fn leading_offset_width_3_1(s: &SwizzledShared) -> Result<(), Failure> {
+fn leading_offset_width_3_1(s: &SwizzledShared, release: Release) -> Result<(), Failure> {
     if s.has_leading_offset != Some(true) || s.swizzle_bytes().is_some() {
         return Ok(());
     }
-    Err(Failure::new(
-        Ending::FatalError,
-        TritonVersion::V3_1,
-        "getSwizzledSharedPtrs (include/triton/Conversion/TritonGPUToLLVM/Utility.h:1302)",
+    Err(Failure::at(
+        &SITE,
+        &LEADING_WIDTH_3_1,
+        release,
         format!(
-            "LLVM ERROR: Unsupported shared layout. (perPhase = {}, maxPhase = {} is no swizzle width of a \
-             leading-offset layout)",
+            "perPhase = {}, maxPhase = {} is no swizzle width of a leading-offset layout",
             s.per_phase, s.max_phase
         ),
     ))
-}
-
-/// The conversion stops in `report_fatal_error("Illegal shared layout")`;
-/// the TMA box check on the way is an assertion in 3.4 and a fatal error
-/// after.
-///
-/// 3.3's unswizzled NVMMA buffers run out of memory instead: the kernel
-/// kills the process, which nothing catches.
-fn ending_of(message: &str) -> Ending {
-    if message.starts_with("std::bad_alloc") {
-        Ending::Crash
-    } else if message.starts_with("Illegal shared layout")
-        || message.starts_with("getTMABlockShape failed")
-    {
-        Ending::FatalError
-    } else {
-        Ending::Assertion
-    }
-}
-
-/// `report_fatal_error("Illegal shared layout")` prints `LLVM ERROR:
-/// Illegal shared layout` after its own explanation; other failures on the
-/// way (3.4's TMA box assertion) keep their text.
-fn fatal_error_text(message: &str) -> String {
-    match message.strip_prefix("Illegal shared layout") {
-        Some(detail) => {
-            let detail = detail.trim_start_matches(';').trim();
-            let detail = detail.trim_start_matches('(').trim_end_matches(')');
-            format!("LLVM ERROR: Illegal shared layout ({detail})")
-        }
-        None => message.to_string(),
-    }
 }

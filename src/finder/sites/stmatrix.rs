@@ -23,8 +23,90 @@ use crate::dim::Dim;
 use crate::finder::decisions::Mma;
 use crate::finder::verdict::Trace;
 use crate::layout::LinearLayout;
-use crate::triton::TritonVersion;
+use crate::triton::Release;
 use crate::triton::attr::swizzle_phases;
+use crate::triton::release::{Since, Span};
+use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
+
+static RESHAPE_3_2: Location = Location {
+    releases: Span::only(Release::V3_2),
+    ending: Ending::Assertion,
+    function: "LinearLayout::reshapeOuts, from chooseStMatrixLayoutLeadingOffset",
+    file: "lib/Tools/LinearLayout.cpp",
+    line: Some(562),
+    message: "Assertion `getTotalOutDimSize() == std::accumulate( newOutDims.begin(), newOutDims.end(), 1, [&](int32_t acc, auto &outDim) { return acc * outDim.second; })' failed.",
+};
+const fn builder_3_3(line: u32, message: &'static str) -> Location {
+    Location {
+        releases: Span::only(Release::V3_3),
+        ending: Ending::Assertion,
+        function: "chooseStMatrixLayoutLeadingOffset",
+        file: "lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp",
+        line: Some(line),
+        message,
+    }
+}
+static CHUNK_3_3: Location = builder_3_3(
+    1155,
+    "Assertion `instrN >= numColsPerChunk && \"Each chunk is filled in with a single warp\"' failed.",
+);
+static COLUMNS_3_3: Location = builder_3_3(
+    1174,
+    "Assertion `warpsPerCTA[1] * instrN >= shape[1] && \"There must be enough columns to use MMAv3\"' failed.",
+);
+static ROWS_3_3: Location = builder_3_3(
+    1184,
+    "Assertion `warpsPerCTA[0] * instrM <= shape[0] && \"There must be enough rows to use MMAv3\"' failed.",
+);
+
+/// The site.
+pub(crate) static SITE: Site = Site {
+    id: "stmatrix",
+    kind: SiteKind::Bug,
+    title: "a Hopper accumulator stored to a swizzled shared buffer by stmatrix with an instruction N narrower than a swizzle chunk (flash-linear-attention #196)",
+    locations: &[&RESHAPE_3_2, &CHUNK_3_3, &COLUMNS_3_3, &ROWS_3_3],
+    changes: &[
+        Change {
+            release: Release::V3_3,
+            pr: Some("#5407"),
+            what: "the leading-offset builder is rewritten; it fails the same tiles and more, on its own assertions",
+        },
+        Change {
+            release: Release::V3_4,
+            pr: Some("#6609"),
+            what: "local_alloc finds stmatrix by layout division and falls back to plain stores; the hand-built chooser is no longer called",
+        },
+        Change {
+            release: Release::V3_7,
+            pr: Some("#7703"),
+            what: "the hand-built stmatrix choosers are deleted (3.5)",
+        },
+    ],
+    workaround: "num_warps of 4 or fewer for a chained dot whose first result is 64 wide (the wgmma instruction N then fills a swizzle chunk), or Triton 3.4 or later",
+};
+
+/// How each release lowers the store.
+#[derive(Clone, Copy)]
+enum Lowering {
+    /// 3.1: no stmatrix path.
+    Plain,
+    /// 3.2's leading-offset builder.
+    LeadingOffset,
+    /// 3.3's rewritten builder.
+    Rewritten,
+    /// 3.4: the generic division lowering (PR #6609).
+    Division,
+    /// From 3.5: found by `divideLeft`.
+    Generic,
+}
+
+const LOWERING: Since<Lowering> = Since(&[
+    (Release::V3_1, Lowering::Plain),
+    (Release::V3_2, Lowering::LeadingOffset),
+    (Release::V3_3, Lowering::Rewritten),
+    (Release::V3_4, Lowering::Division),
+    (Release::V3_7, Lowering::Generic),
+]);
 
 /// What `local_alloc` stores: an accumulator of `rows × cols` elements of
 /// `bits` bits into an NVMMA (leading-offset) buffer with `swizzle` bytes.
@@ -50,19 +132,20 @@ fn stmatrix_applies(s: &Store<'_>) -> bool {
 }
 
 /// Runs the release's store lowering; steps record the layouts built.
-pub fn store(
+pub(crate) fn store(
     s: &Store<'_>,
-    release: TritonVersion,
+    release: Release,
     trace: &mut Trace,
 ) -> std::result::Result<(), Failure> {
-    if release == TritonVersion::V3_1 || !stmatrix_applies(s) {
+    let lowering = LOWERING.at(release).copied().unwrap_or(Lowering::Generic);
+    if matches!(lowering, Lowering::Plain) || !stmatrix_applies(s) {
         trace.note(|| "store to shared memory without stmatrix (st.shared)".to_string());
         return Ok(());
     }
     let num_cols = 8 * s.swizzle / s.bits;
     let instr_n = s.mma.instr_n();
-    match release {
-        TritonVersion::V3_2 => {
+    match lowering {
+        Lowering::LeadingOffset => {
             if s.swizzle == 0 {
                 trace.note(|| "stmatrix without leading offset (swizzle 0)".to_string());
                 return Ok(());
@@ -75,17 +158,18 @@ pub fn store(
                     );
                     Ok(())
                 }
-                Err(e) => Err(Failure::assertion(
+                Err(e) => Err(Failure::at(
+                    &SITE,
+                    &RESHAPE_3_2,
                     release,
-                    "LinearLayout::reshapeOuts (lib/Tools/LinearLayout.cpp:562), from chooseStMatrixLayoutLeadingOffset (LinearLayoutConversions.cpp)",
                     format!(
-                        "Assertion `getTotalOutDimSize() == std::accumulate(...)' failed ({e}; wgmma instrN = {instr_n} < {num_cols} columns per {}-byte swizzle chunk)",
+                        "{e}; wgmma instrN = {instr_n} < {num_cols} columns per {}-byte swizzle chunk",
                         s.swizzle
                     ),
                 )),
             }
         }
-        TritonVersion::V3_3 => {
+        Lowering::Rewritten => {
             if s.swizzle == 0 {
                 trace.note(|| {
                     "stmatrix without leading offset (swizzle 0): no assertions".to_string()
@@ -96,45 +180,28 @@ pub fn store(
             let (w0, w1) = (s.mma.warps[0], s.mma.warps[1]);
             let failed = if instr_n < num_cols {
                 Some((
-                    1155,
-                    format!(
-                        "Assertion `instrN >= numColsPerChunk && \"Each chunk is filled in with a single warp\"' failed (instrN = {instr_n}, numColsPerChunk = {num_cols})"
-                    ),
+                    &CHUNK_3_3,
+                    format!("instrN = {instr_n}, numColsPerChunk = {num_cols}"),
                 ))
             } else if w1 * instr_n < s.cols {
                 Some((
-                    1174,
-                    format!(
-                        "Assertion `warpsPerCTA[1] * instrN >= shape[1] && \"There must be enough columns to use MMAv3\"' failed ({w1} × {instr_n} < {})",
-                        s.cols
-                    ),
+                    &COLUMNS_3_3,
+                    format!("{w1} warps × instrN {instr_n} < {} columns", s.cols),
                 ))
             } else if w0 * 16 > s.rows {
-                Some((
-                    1184,
-                    format!(
-                        "Assertion `warpsPerCTA[0] * instrM <= shape[0] && \"There must be enough rows to use MMAv3\"' failed ({w0} warps × 16 rows > {})",
-                        s.rows
-                    ),
-                ))
+                Some((&ROWS_3_3, format!("{w0} warps × 16 rows > {} rows", s.rows)))
             } else {
                 None
             };
             match failed {
-                Some((line, message)) => Err(Failure::assertion(
-                    release,
-                    format!(
-                        "chooseStMatrixLayoutLeadingOffset (lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp:{line})"
-                    ),
-                    message,
-                )),
+                Some((location, why)) => Err(Failure::at(&SITE, location, release, why)),
                 None => {
                     trace.note(|| "stmatrix layout (3.3 builder)".to_string());
                     Ok(())
                 }
             }
         }
-        TritonVersion::V3_4 => {
+        Lowering::Division => {
             // 3.4 lowers local_alloc with the generic ld/stmatrix lowering of
             // PR #6609 (layout division); the hand-written chooser is no
             // longer called for swizzled buffers, and a failed division
@@ -142,7 +209,7 @@ pub fn store(
             trace.note(|| "stmatrix by layout division (PR #6609), or plain stores when it does not divide".to_string());
             Ok(())
         }
-        _ => {
+        Lowering::Plain | Lowering::Generic => {
             trace.note(|| "stmatrix found by divideLeft (generic lowering)".to_string());
             Ok(())
         }

@@ -18,7 +18,32 @@
 use super::Failure;
 use crate::finder::config::Dtype;
 use crate::finder::decisions::DotShape;
-use crate::triton::TritonVersion;
+use crate::triton::Release;
+use crate::triton::release::Span;
+use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
+
+static UNREACHABLE_3_3: Location = Location {
+    releases: Span::only(Release::V3_3),
+    ending: Ending::Assertion,
+    function: "the NVMMASharedEncodingAttr builder for an MMA v5 operand",
+    file: "include/triton/Dialect/TritonGPU/IR/AttrDefs.cpp.inc",
+    line: Some(458),
+    message: "unsupported shared memory layout for MMAv3 -- UNREACHABLE executed at AttrDefs.cpp.inc:458!",
+};
+
+/// The site.
+pub(crate) static SITE: Site = Site {
+    id: "tcgen05_operand_3_3",
+    kind: SiteKind::Bug,
+    title: "a tcgen05 (MMA v5) operand B narrower than 32 bytes on sm100 (fp8 dots with N = 16)",
+    locations: &[&UNREACHABLE_3_3],
+    changes: &[Change {
+        release: Release::V3_4,
+        pr: None,
+        what: "the NVMMA encoding builder no longer gives up on an MMA v5 operand narrower than 32 bytes",
+    }],
+    workaround: "N of at least 32 for fp8 dots on sm100",
+};
 
 /// Whether 3.3 lowers `dot` to tcgen05 on `num_warps` warps.
 fn takes_v5(dot: &DotShape, num_warps: u64) -> bool {
@@ -26,20 +51,19 @@ fn takes_v5(dot: &DotShape, num_warps: u64) -> bool {
 }
 
 /// 3.3's NVMMA encoding for the loaded operand B of `dot` on sm100.
-pub fn operand_b(dot: &DotShape, num_warps: u64, release: TritonVersion) -> Result<(), Failure> {
-    if release != TritonVersion::V3_3 || !takes_v5(dot, num_warps) {
+pub(crate) fn operand_b(dot: &DotShape, num_warps: u64, release: Release) -> Result<(), Failure> {
+    if !SITE.fails_in(release) || !takes_v5(dot, num_warps) {
         return Ok(());
     }
     let contiguous_bytes = dot.n * dot.dtype.bits() / 8;
     if contiguous_bytes >= 32 {
         return Ok(());
     }
-    Err(Failure::assertion(
+    Err(Failure::at(
+        &SITE,
+        &UNREACHABLE_3_3,
         release,
-        "NVMMASharedEncodingAttr builder for an MMA v5 operand (include/triton/Dialect/TritonGPU/IR/TritonGPUAttrDefs.td:461)",
-        format!(
-            "unsupported shared memory layout for MMAv3 -- UNREACHABLE executed (operand B: {contiguous_bytes} contiguous bytes)"
-        ),
+        format!("operand B: {contiguous_bytes} contiguous bytes"),
     ))
 }
 
@@ -47,7 +71,7 @@ pub fn operand_b(dot: &DotShape, num_warps: u64, release: TritonVersion) -> Resu
 mod tests {
     use super::*;
 
-    fn fails(m: u64, n: u64, dtype: Dtype, num_warps: u64, release: TritonVersion) -> bool {
+    fn fails(m: u64, n: u64, dtype: Dtype, num_warps: u64, release: Release) -> bool {
         let dot = DotShape {
             m,
             n,
@@ -61,7 +85,7 @@ mod tests {
     /// The 3.3.1 probe's cases (see the module docs).
     #[test]
     fn fp8_with_sixteen_columns_on_tcgen05() {
-        let v = TritonVersion::V3_3;
+        let v = Release::V3_3;
         assert!(fails(128, 16, Dtype::Fp8e4nv, 4, v));
         assert!(fails(64, 16, Dtype::Fp8e5, 8, v));
         assert!(!fails(128, 32, Dtype::Fp8e4nv, 4, v));
@@ -69,6 +93,6 @@ mod tests {
         assert!(!fails(128, 16, Dtype::Fp8e4nv, 16, v));
         assert!(!fails(128, 16, Dtype::Int8, 4, v));
         assert!(!fails(128, 16, Dtype::Fp16, 4, v));
-        assert!(!fails(128, 16, Dtype::Fp8e4nv, 4, TritonVersion::V3_4));
+        assert!(!fails(128, 16, Dtype::Fp8e4nv, 4, Release::V3_4));
     }
 }

@@ -28,8 +28,33 @@ use super::accumulator_to_v2::PConversion;
 use super::{Failure, converted};
 use crate::dim::Dim;
 use crate::finder::verdict::Trace;
-use crate::triton::TritonVersion;
+use crate::triton::Release;
 use crate::triton::attr::Attr;
+use crate::triton::release::Span;
+use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
+
+static REORDER_3_1: Location = Location {
+    releases: Span::only(Release::V3_1),
+    ending: Ending::Assertion,
+    function: "lowerMmaToDotOperand, the MMA v2 to dot operand register shortcut (third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/ConvertLayoutOpToLLVM.cpp)",
+    file: "llvm/ADT/SmallVector.h",
+    line: Some(304),
+    message: "Assertion `idx < size()' failed.",
+};
+
+/// The site.
+pub(crate) static SITE: Site = Site {
+    id: "v2_shortcut_3_1",
+    kind: SiteKind::Bug,
+    title: "an 8-bit MMA v2 accumulator kept in registers as operand A by 3.1, with a partial group of four words",
+    locations: &[&REORDER_3_1],
+    changes: &[Change {
+        release: Release::V3_2,
+        pr: None,
+        what: "the MMA v2 to operand A shortcut packs P into 32-bit words and no longer reorders them in groups of four",
+    }],
+    workaround: "N of at least 32 for 8-bit chained dots, or more rows per warp",
+};
 
 /// Values per 32-bit word for `bits`-bit elements (the lowering's
 /// `vecSize`, or its integer `fold`).
@@ -39,9 +64,9 @@ fn per_word(bits: u64) -> u64 {
 
 /// 3.1's shortcut on P's conversion (the same description as
 /// [`accumulator_to_v2`](super::accumulator_to_v2)'s).
-pub fn convert_p(
+pub(crate) fn convert_p(
     p: &PConversion<'_>,
-    release: TritonVersion,
+    release: Release,
     trace: &mut Trace,
 ) -> Result<(), Failure> {
     let PConversion {
@@ -51,7 +76,7 @@ pub fn convert_p(
         rows,
         cols,
     } = *p;
-    if release != TritonVersion::V3_1 || producer.version != 2 {
+    if !SITE.fails_in(release) || producer.version != 2 {
         return Ok(());
     }
     // `isMmaToDotShortcut`: otherwise P goes through shared memory.
@@ -82,12 +107,11 @@ pub fn convert_p(
     if words % 4 == 0 {
         return Ok(());
     }
-    Err(Failure::assertion(
+    Err(Failure::at(
+        &SITE,
+        &REORDER_3_1,
         release,
-        "lowerMmaToDotOperand: the MMA v2 → dot operand register shortcut (third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/ConvertLayoutOpToLLVM.cpp)",
-        format!(
-            "SmallVector.h:304: ... operator[] ... Assertion `idx < size()' failed. ({words} packed words of {bits}-bit P, reordered four at a time)"
-        ),
+        format!("{words} packed words of {bits}-bit P, reordered four at a time"),
     ))
 }
 
@@ -112,7 +136,7 @@ mod tests {
             rows,
             cols,
         };
-        convert_p(&p, TritonVersion::V3_1, &mut Trace::new(false)).is_ok()
+        convert_p(&p, Release::V3_1, &mut Trace::new(false)).is_ok()
     }
 
     /// The three chain-a shapes measured on 3.1.0 (see the module docs),
@@ -141,10 +165,10 @@ mod tests {
             rows: 32,
             cols: 16,
         };
-        for release in [TritonVersion::V3_2, TritonVersion::V3_3] {
+        for release in [Release::V3_2, Release::V3_3] {
             assert!(convert_p(&p(&a), release, &mut trace).is_ok());
         }
-        assert!(convert_p(&p(&a), TritonVersion::V3_1, &mut trace).is_err());
-        assert!(convert_p(&p(&b), TritonVersion::V3_1, &mut trace).is_ok());
+        assert!(convert_p(&p(&a), Release::V3_1, &mut trace).is_err());
+        assert!(convert_p(&p(&b), Release::V3_1, &mut trace).is_ok());
     }
 }

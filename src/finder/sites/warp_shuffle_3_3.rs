@@ -31,18 +31,79 @@
 //! The steps are ours, in Triton's order; where our algebra refuses a step
 //! that Triton takes, the model stops and reports nothing.
 
-use super::{Ending, Failure};
+use super::Failure;
 use crate::dim::Dim;
 use crate::layout::LinearLayout;
-use crate::triton::TritonVersion;
+use crate::triton::Release;
 use crate::triton::layout_cvt::minimal_cvt_layout;
+use crate::triton::release::Span;
+use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
 
-/// The plan's site in the 3.3.1 source.
-const SITE: &str = "getWarpLayoutConvertDecomposition (lib/Analysis/Utility.cpp)";
+const FUNCTION: &str = "getWarpLayoutConvertDecomposition";
+const FILE: &str = "lib/Analysis/Utility.cpp";
+
+const fn plan_assertion(line: u32, message: &'static str) -> Location {
+    Location {
+        releases: Span::only(Release::V3_3),
+        ending: Ending::Assertion,
+        function: FUNCTION,
+        file: FILE,
+        line: Some(line),
+        message,
+    }
+}
+
+static LOWER_HALF: Location = plan_assertion(318, "Assertion `lowerHalfRow[1] == 0' failed.");
+static UPPER_HALF: Location = plan_assertion(340, "Assertion `upperHalfRow[0] == 0' failed.");
+static P1_ZERO: Location = plan_assertion(
+    406,
+    "Assertion `P1.sublayoutIsZero(kRegister, kLane)' failed.",
+);
+static P1_IDENTITY: Location = plan_assertion(
+    407,
+    "Assertion `squareSublayoutIsIdentity(P1, kLane)' failed.",
+);
+/// `removeZeroBasesAlongDim` rebuilding a layout that is no longer
+/// surjective.
+static NOT_SURJECTIVE: Location = Location {
+    releases: Span::only(Release::V3_3),
+    ending: Ending::FatalError,
+    function: "getWarpLayoutConvertDecomposition, removeZeroBasesAlongDim",
+    file: "lib/Tools/LinearLayout.cpp",
+    line: None,
+    message: "LLVM ERROR: Layout is expected to be surjective, i.e. every `out` coordinate can be reached by some `in` coordinate, but was not:",
+};
+
+/// The site.
+pub(crate) static SITE: Site = Site {
+    id: "warp_shuffle_3_3",
+    kind: SiteKind::Bug,
+    title: "a layout conversion across lanes whose registers repeat, planned as a warp shuffle by 3.3",
+    locations: &[
+        &LOWER_HALF,
+        &UPPER_HALF,
+        &P1_ZERO,
+        &P1_IDENTITY,
+        &NOT_SURJECTIVE,
+    ],
+    changes: &[Change {
+        release: Release::V3_4,
+        pr: None,
+        what: "removeZeroBasesAlongDim keeps the out-dim sizes and no longer requires surjectivity",
+    }],
+    workaround: "a tensor at least as large as both layouts' register tiles",
+};
 
 /// What building the shuffle plan for converting `src` to `dst` fails on in
-/// 3.3, if anything.
-pub fn plan(src: &LinearLayout, dst: &LinearLayout) -> Result<(), Failure> {
+/// `release` (3.3 builds one), if anything.
+pub(crate) fn plan(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    release: Release,
+) -> Result<(), Failure> {
+    if !SITE.fails_in(release) {
+        return Ok(());
+    }
     let Ok(cvt) = minimal_cvt_layout(src, dst) else {
         return Ok(());
     };
@@ -52,12 +113,15 @@ pub fn plan(src: &LinearLayout, dst: &LinearLayout) -> Result<(), Failure> {
         return Ok(());
     }
     // Where our algebra refuses a step, the model stops without a finding.
-    plan_steps(&cvt).unwrap_or(Ok(()))
+    plan_steps(&cvt, release).unwrap_or(Ok(()))
 }
 
 /// The plan's steps; the outer `Result` is our algebra's, the inner one
 /// Triton's failure.
-fn plan_steps(cvt: &LinearLayout) -> crate::Result<Result<(), Failure>> {
+fn plan_steps(cvt: &LinearLayout, release: Release) -> crate::Result<Result<(), Failure>> {
+    let assertion = |location: &'static Location, why: &str| {
+        Failure::at(&SITE, location, release, why.to_string())
+    };
     let (reg, lane) = (Dim::REGISTER, Dim::LANE);
     let c = cvt.sublayout(&[lane, reg], &[lane, reg])?;
     // Components are (register, lane), the conversion's out-dim order.
@@ -66,7 +130,10 @@ fn plan_steps(cvt: &LinearLayout) -> crate::Result<Result<(), Failure>> {
         let row = c.basis(lane, i)?;
         if row[0] != 0 {
             if row[1] != 0 {
-                return Ok(Err(assertion(318, "lowerHalfRow[1] == 0")));
+                return Ok(Err(assertion(
+                    &LOWER_HALF,
+                    "a lane basis of the conversion moves both registers and lanes",
+                )));
             }
             missing.push(i);
         } else if row[1] == 0 {
@@ -81,7 +148,10 @@ fn plan_steps(cvt: &LinearLayout) -> crate::Result<Result<(), Failure>> {
             continue;
         }
         if row[0] != 0 {
-            return Ok(Err(assertion(340, "upperHalfRow[0] == 0")));
+            return Ok(Err(assertion(
+                &UPPER_HALF,
+                "a register basis of the conversion moves both registers and lanes",
+            )));
         }
         if let Some(j) = missing.pop() {
             p_prime[j] |= 1 << i;
@@ -108,14 +178,20 @@ fn plan_steps(cvt: &LinearLayout) -> crate::Result<Result<(), Failure>> {
         .concat_outs(&r.concat_ins(&l)?)?;
     let p1 = w_inv.compose(&c_prime)?;
     if !p1.sublayout_is_zero(&[reg], &[lane])? {
-        return Ok(Err(assertion(406, "P1.sublayoutIsZero(kRegister, kLane)")));
+        return Ok(Err(assertion(
+            &P1_ZERO,
+            "the plan's P1 moves registers into lanes",
+        )));
     }
     if !p1.square_sublayout_is_identity(&[lane])? {
-        return Ok(Err(assertion(407, "squareSublayoutIsIdentity(P1, kLane)")));
+        return Ok(Err(assertion(
+            &P1_IDENTITY,
+            "the plan's P1 is no identity on the lanes",
+        )));
     }
     for layout in [&p1, &p2_inv] {
         let registers_only = layout.sublayout(&[lane, reg], &[reg])?;
-        if let Some(failure) = rebuilt_without_zero_lanes(&registers_only)? {
+        if let Some(failure) = rebuilt_without_zero_lanes(&registers_only, release)? {
             return Ok(Err(failure));
         }
     }
@@ -125,7 +201,10 @@ fn plan_steps(cvt: &LinearLayout) -> crate::Result<Result<(), Failure>> {
 /// 3.3's `removeZeroBasesAlongDim(lane)`: the zero lane bases dropped and
 /// the layout rebuilt with out-dim sizes inferred from the components,
 /// surjective or refused.
-fn rebuilt_without_zero_lanes(layout: &LinearLayout) -> crate::Result<Option<Failure>> {
+fn rebuilt_without_zero_lanes(
+    layout: &LinearLayout,
+    release: Release,
+) -> crate::Result<Option<Failure>> {
     let bases: Vec<(Dim, Vec<Vec<u64>>)> = layout
         .bases()
         .into_iter()
@@ -143,24 +222,15 @@ fn rebuilt_without_zero_lanes(layout: &LinearLayout) -> crate::Result<Option<Fai
         .collect();
     let outs: Vec<Dim> = layout.out_dim_names().collect();
     Ok(match LinearLayout::from_bases(&bases, &outs) {
-        Err(crate::LayoutError::NotSurjective { .. }) => Some(Failure::new(
-            Ending::FatalError,
-            TritonVersion::V3_3,
-            SITE,
-            "LLVM ERROR: Layout is expected to be surjective, i.e. every `out` coordinate can be \
-             reached by some `in` coordinate, but was not (removeZeroBasesAlongDim rebuilds the \
-             shuffle plan's register map with inferred sizes)",
+        Err(crate::LayoutError::NotSurjective { .. }) => Some(Failure::at(
+            &SITE,
+            &NOT_SURJECTIVE,
+            release,
+            "removeZeroBasesAlongDim rebuilds the shuffle plan's register map with inferred sizes, \
+             which the repeated registers do not cover",
         )),
         _ => None,
     })
-}
-
-fn assertion(line: u32, condition: &str) -> Failure {
-    Failure::assertion(
-        TritonVersion::V3_3,
-        format!("getWarpLayoutConvertDecomposition (lib/Analysis/Utility.cpp:{line})"),
-        format!("Assertion `{condition}' failed"),
-    )
 }
 
 #[cfg(test)]
@@ -170,7 +240,7 @@ mod tests {
 
     fn layout(text: &str, shape: &[u64]) -> LinearLayout {
         let attr = parse_attr(text, &Defs::new()).expect("parses");
-        to_linear_layout(&attr, shape, TritonVersion::V3_3, None)
+        to_linear_layout(&attr, shape, Release::V3_3, None)
             .expect("converts")
             .layout()
             .expect("a layout")
@@ -193,13 +263,14 @@ mod tests {
         let shape = [8, 128];
         let src = layout(MMA_ONE_WARP, &shape);
         let dst = layout(&blocked([1, 1], [2, 16], [0, 1]), &shape);
-        let failure = plan(&src, &dst).expect_err("3.3 aborts");
-        assert_eq!(failure.ending, Ending::FatalError);
+        let failure = plan(&src, &dst, Release::V3_3).expect_err("3.3 aborts");
+        assert_eq!(failure.ending(), Ending::FatalError);
         assert!(
             failure
-                .message
+                .triton_message
                 .contains("Layout is expected to be surjective")
         );
+        assert_eq!(plan(&src, &dst, Release::V3_4), Ok(()));
     }
 
     #[test]
@@ -211,12 +282,12 @@ mod tests {
         let shape = [16, 128];
         let src = layout(MMA_ONE_WARP, &shape);
         let dst = layout(&blocked([1, 1], [2, 16], [0, 1]), &shape);
-        assert_eq!(plan(&src, &dst), Ok(()));
+        assert_eq!(plan(&src, &dst, Release::V3_3), Ok(()));
         let shape = [32, 32];
         let a = layout(&blocked([1, 4], [4, 8], [1, 0]), &shape);
         let b = layout(&blocked([1, 4], [8, 4], [1, 0]), &shape);
-        assert_eq!(plan(&a, &b), Ok(()));
+        assert_eq!(plan(&a, &b, Release::V3_3), Ok(()));
         // Not across lanes at all: no plan is asked for.
-        assert_eq!(plan(&a, &a), Ok(()));
+        assert_eq!(plan(&a, &a, Release::V3_3), Ok(()));
     }
 }

@@ -1,43 +1,89 @@
 //! `#ttg.amd_mfma` and its dot operands.
 //!
-//! Newest (`AMDMfmaEncodingAttr::toLinearLayout`, `mfmaDotToLinearLayout`)
+//! V3_9 (`AMDMfmaEncodingAttr::toLinearLayout`, `mfmaDotToLinearLayout`)
 //! is generic in the instruction shape (32×32, 16×16, 4×64, 64×4), knows
 //! 64-bit accumulators (`elementBitWidth`) and `tilesPerWarp`. Up to 3.2 the
 //! recipes only know 32×32 and 16×16 and build the same tiles; they differ
 //! in the order repetitions are added (see [`amd_mfma`] and [`mfma_dot`]).
 
+use super::Conversion;
 use super::cga::{combine_cta_cga_with_shape, standard_dims};
-use super::{Conversion, assertion, check_warps_len, invalid};
+use super::common::{check_warps_len, invalid};
 use crate::dim::Dim;
-use crate::error::Result;
 use crate::layout::{LinearLayout, supremum};
 use crate::triton::attr::{AmdMfma, DotOperand};
-use crate::triton::version::TritonVersion;
+use crate::triton::error::Result;
+use crate::triton::failure::Failure;
+use crate::triton::release::{Release, Span};
+use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
 use crate::utils::identity_standard_nd;
+
+const LLC: &str = "lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp";
+
+/// 3.2's accumulator builder knows 32×32 and 16×16 only.
+static TYPE_3_2: Location = Location {
+    releases: Span::only(Release::V3_2),
+    ending: Ending::Assertion,
+    function: "AMDMfmaEncodingAttr::toLinearLayout",
+    file: LLC,
+    line: None,
+    message: "Assertion `((getMDim() == 32 && getNDim() == 32) || (getMDim() == 16 && getNDim() == 16)) && \"Unsupported mfma type\"' failed.",
+};
+/// 3.2's operand builder.
+static DOT_MDIM_3_2: Location = Location {
+    releases: Span::only(Release::V3_2),
+    ending: Ending::Assertion,
+    function: "mfmaDotToLinearLayout",
+    file: LLC,
+    line: None,
+    message: "Assertion `mfmaLayout.getMDim() == 16' failed.",
+};
+/// The 64×4 instruction must be transposed.
+static TRANSPOSED_64X4: Location = Location {
+    releases: Span::since(Release::V3_3),
+    ending: Ending::Assertion,
+    function: "AMDMfmaEncodingAttr::toLinearLayout",
+    file: LLC,
+    line: None,
+    message: "Assertion `isTransposed && \"64x4 mfma must be transposed\"' failed.",
+};
+/// `identity1D` on a size that is not a power of two.
+pub(super) static IDENTITY_POW2: Location = Location {
+    releases: Span::since(Release::V3_2),
+    ending: Ending::Assertion,
+    function: "LinearLayout::identity1D",
+    file: "lib/Tools/LinearLayout.cpp",
+    line: None,
+    message: "Assertion `llvm::isPowerOf2_32(size)' failed.",
+};
+
+/// The site: converting an AMD MFMA accumulator or operand.
+pub(crate) static SITE: Site = Site {
+    id: "amd_mfma",
+    kind: SiteKind::Bug,
+    title: "an AMD MFMA layout with an instruction shape, transposition or warp count the builder does not accept",
+    locations: &[&TYPE_3_2, &DOT_MDIM_3_2, &TRANSPOSED_64X4, &IDENTITY_POW2],
+    changes: &[Change {
+        release: Release::V3_3,
+        pr: None,
+        what: "MFMA layouts are built generically for every instruction shape",
+    }],
+    workaround: "32x32 or 16x16 MFMA instructions, warps and tiles in powers of two",
+};
+
+/// Triton builds every factor with `identity1D`, which asserts a power of
+/// two (and its sizes are `int32`).
+pub(super) fn check_pow2(version: Release, what: &str, values: &[u64]) -> Result<()> {
+    super::common::check_pow2(&SITE, &IDENTITY_POW2, version, what, values)
+}
 
 /// Lanes per wavefront on CDNA.
 const WARP_SIZE: u64 = 64;
 
-/// Triton builds every factor with `identity1D`, which asserts a power of
-/// two (and its sizes are `int32`).
-pub(super) fn check_pow2(version: TritonVersion, what: &str, values: &[u64]) -> Result<()> {
-    match values
-        .iter()
-        .find(|&&v| !v.is_power_of_two() || v > 1 << 30)
-    {
-        None => Ok(()),
-        Some(v) => Err(assertion(
-            version,
-            "LinearLayout::identity1D (LinearLayout.cpp)",
-            format!("llvm::isPowerOf2_32(size) fails for {what} = {v}"),
-        )),
-    }
-}
-
 /// Whether `version` builds MFMA layouts the 3.2 way (only 32×32 and 16×16,
 /// no `tilesPerWarp`, repetitions added by `combineCtaCgaWithShape` alone).
-fn is_legacy(version: TritonVersion) -> bool {
-    version <= TritonVersion::V3_2
+fn is_legacy(version: Release) -> bool {
+    version.has_hand_built_mma_layouts()
 }
 
 /// `(mDim, nDim)` of the instruction.
@@ -81,9 +127,9 @@ fn mul(inner: &LinearLayout, outer: &LinearLayout) -> Result<LinearLayout> {
     let order: Vec<Dim> = supremum(&a, &b).into_iter().collect();
     let restrict = |l: &LinearLayout, own: &[Dim]| -> Result<LinearLayout> {
         let o: Vec<Dim> = order.iter().copied().filter(|d| own.contains(d)).collect();
-        l.transpose_outs(&o)
+        Ok(l.transpose_outs(&o)?)
     };
-    restrict(inner, &a)?.product(&restrict(outer, &b)?)
+    Ok(restrict(inner, &a)?.product(&restrict(outer, &b)?)?)
 }
 
 /// One MFMA accumulator tile, out-dims `[dimN, dimM]`.
@@ -114,21 +160,20 @@ fn mfma_tile(
         )?;
         mul(&regs, &lanes)?.product(&LinearLayout::identity_1d(tiles, Dim::REGISTER, dim_n)?)?
     };
-    tile.transpose_outs(&[dim_n, dim_m])
+    Ok(tile.transpose_outs(&[dim_n, dim_m])?)
 }
 
 /// The accumulator layout.
 ///
-/// Newest: the tile, then along N `tilesPerWarp[N]` registers,
+/// V3_9: the tile, then along N `tilesPerWarp[N]` registers,
 /// `warpsPerCTA[N]` warps and registers up to the tensor's (global) N size;
 /// then along M `tilesPerWarp[M]` registers and `warpsPerCTA[M]` warps; the
 /// batch warps last; `combineCtaCgaWithShape` adds the M repetitions.
 ///
 /// 3.2: 32×32 or 16×16 only (asserted); the tile times the warps walked N,
 /// M, batch; `combineCtaCgaWithShape` adds every repetition (N first).
-pub(crate) fn amd_mfma(m: &AmdMfma, shape: &[u64], version: TritonVersion) -> Result<Conversion> {
+pub(crate) fn amd_mfma(m: &AmdMfma, shape: &[u64], version: Release) -> Result<Conversion> {
     const KIND: &str = "#ttg.amd_mfma";
-    const SITE: &str = "AMDMfmaEncodingAttr::toLinearLayout (LinearLayoutConversions.cpp)";
     let rank = shape.len();
     check_rank(KIND, rank)?;
     check_warps_len(KIND, "", &m.warps_per_cta, rank)?;
@@ -144,11 +189,13 @@ pub(crate) fn amd_mfma(m: &AmdMfma, shape: &[u64], version: TritonVersion) -> Re
 
     if is_legacy(version) {
         if !matches!((mdim, ndim), (32, 32) | (16, 16)) {
-            return Err(assertion(
+            return Err(Failure::at(
+                &SITE,
+                &TYPE_3_2,
                 version,
-                SITE,
-                "((getMDim() == 32 && getNDim() == 32) || (getMDim() == 16 && getNDim() == 16)) && \"Unsupported mfma type\"",
-            ));
+                format!("a {mdim}x{ndim} instruction"),
+            )
+            .into());
         }
         let mut tile = mfma_tile(mdim, ndim, 4, m.is_transposed, dim_m, dim_n)?;
         let order: Vec<usize> = (0..rank).rev().collect();
@@ -173,11 +220,13 @@ pub(crate) fn amd_mfma(m: &AmdMfma, shape: &[u64], version: TritonVersion) -> Re
         ));
     }
     if mdim == 64 && ndim == 4 && !m.is_transposed {
-        return Err(assertion(
+        return Err(Failure::at(
+            &SITE,
+            &TRANSPOSED_64X4,
             version,
-            SITE,
-            "isTransposed && \"64x4 mfma must be transposed\"",
-        ));
+            "a 64x4 instruction that is not transposed",
+        )
+        .into());
     }
     let height = if m.element_bit_width == Some(64) {
         1
@@ -224,7 +273,7 @@ pub(crate) fn mfma_dot(
     d: &DotOperand,
     m: &AmdMfma,
     shape: &[u64],
-    version: TritonVersion,
+    version: Release,
 ) -> Result<Conversion> {
     const KIND: &str = "#ttg.dot_op";
     let rank = shape.len();
@@ -256,11 +305,13 @@ pub(crate) fn mfma_dot(
     }
     let legacy = is_legacy(version);
     if legacy && !matches!((mdim, ndim), (32, 32) | (16, 16)) {
-        return Err(assertion(
+        return Err(Failure::at(
+            &SITE,
+            &DOT_MDIM_3_2,
             version,
-            "mfmaDotToLinearLayout (LinearLayoutConversions.cpp)",
-            "mfmaLayout.getMDim() == 16",
-        ));
+            format!("an operand of a {mdim}x{ndim} instruction"),
+        )
+        .into());
     }
     if !legacy && !matches!((mdim, ndim), (32, 32) | (16, 16) | (64, 4) | (4, 64)) {
         return Err(invalid(

@@ -1,6 +1,6 @@
 //! `#ttg.amd_wmma` and its dot operands.
 //!
-//! Newest: the attribute stores its CTA part (`ctaLayout`: `register` and
+//! V3_9: the attribute stores its CTA part (`ctaLayout`: `register` and
 //! `warp` bases in units of 16×16 instruction tiles); the accumulator is
 //! the instruction tile times that layout (`AMDWmmaEncodingAttr::
 //! toLinearLayout`), an operand a K-contiguous operand tile times the same
@@ -10,14 +10,118 @@
 //! 3.2: `warpsPerCTA` instead of `ctaLayout`, versions 1 and 2 only, the
 //! same tiles; operands have no linear layout.
 
+use super::Conversion;
 use super::cga::{combine_cta_cga_with_shape, standard_dims};
-use super::{Conversion, assertion, check_warps_len, invalid};
+use super::common::{check_warps_len, invalid, matrix_order};
 use crate::dim::Dim;
-use crate::error::{LayoutError, Result};
 use crate::layout::LinearLayout;
 use crate::triton::attr::{AmdWmma, DotOperand};
-use crate::triton::version::TritonVersion;
+use crate::triton::error::Result;
+use crate::triton::failure::Failure;
+use crate::triton::release::{Release, Span};
+use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
 use crate::utils::identity_standard_nd;
+
+const LLC: &str = "lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp";
+const SHAPE_MESSAGE: &str = "Assertion `((shape[mIndex] == 1 || shape[mIndex] >= mDim) && (shape[nIndex] == 1 || shape[nIndex] >= nDim)) && \"Unsupported tensor shape for given wmma layout\"' failed.";
+
+/// 3.2 knows WMMA versions 1 and 2.
+static VERSION_3_2: Location = Location {
+    releases: Span::only(Release::V3_2),
+    ending: Ending::Assertion,
+    function: "AMDWmmaEncodingAttr::toLinearLayout",
+    file: LLC,
+    line: None,
+    message: "Assertion `ver == 1 || ver == 2' failed.",
+};
+/// Later releases know versions 1 to 3.
+static VERSION: Location = Location {
+    releases: Span::since(Release::V3_3),
+    ending: Ending::Assertion,
+    function: "AMDWmmaEncodingAttr::toLinearLayout",
+    file: LLC,
+    line: None,
+    message: "Assertion `version >= 1 && version <= 3 && \"unexpected wmma version\"' failed.",
+};
+/// The same check in the operand builder.
+static DOT_VERSION: Location = Location {
+    releases: Span::since(Release::V3_3),
+    ending: Ending::Assertion,
+    function: "wmmaDotOperandToLinearLayout",
+    file: LLC,
+    line: None,
+    message: "Assertion `version >= 1 && version <= 3 && \"unexpected wmma version\"' failed.",
+};
+/// A tensor smaller than one instruction along M or N (3.2).
+static SHAPE_3_2: Location = Location {
+    releases: Span::only(Release::V3_2),
+    ending: Ending::Assertion,
+    function: "AMDWmmaEncodingAttr::toLinearLayout",
+    file: LLC,
+    line: None,
+    message: SHAPE_MESSAGE,
+};
+/// The same from 3.4 to 3.7 (3.3 has no check; 3.8 broadcasts instead,
+/// upstream 1299a3b8e).
+static SHAPE: Location = Location {
+    releases: Span::until(Release::V3_4, Release::V3_8),
+    ending: Ending::Assertion,
+    function: "AMDWmmaEncodingAttr::toLinearLayout",
+    file: LLC,
+    line: None,
+    message: SHAPE_MESSAGE,
+};
+
+/// The site: converting an AMD WMMA accumulator or operand.
+pub(crate) static SITE: Site = Site {
+    id: "amd_wmma",
+    kind: SiteKind::Bug,
+    title: "an AMD WMMA layout on a tensor smaller than one instruction, or of an unknown version",
+    locations: &[
+        &VERSION_3_2,
+        &VERSION,
+        &DOT_VERSION,
+        &SHAPE_3_2,
+        &SHAPE,
+        &super::amd_mfma::IDENTITY_POW2,
+    ],
+    changes: &[
+        Change {
+            release: Release::V3_3,
+            pr: None,
+            what: "WMMA layouts are built generically; no shape check",
+        },
+        Change {
+            release: Release::V3_4,
+            pr: None,
+            what: "the shape check is back",
+        },
+        Change {
+            release: Release::V3_8,
+            pr: None,
+            what: "a tensor smaller than one instruction is broadcast (upstream 1299a3b8e)",
+        },
+    ],
+    workaround: "a tensor at least one instruction (16 x 16) in M and N",
+};
+
+fn check_pow2(version: Release, what: &str, values: &[u64]) -> Result<()> {
+    super::common::check_pow2(
+        &SITE,
+        &super::amd_mfma::IDENTITY_POW2,
+        version,
+        what,
+        values,
+    )
+}
+
+fn fail(
+    location: &'static Location,
+    version: Release,
+    explanation: String,
+) -> crate::triton::error::ConvertError {
+    Failure::at(&SITE, location, version, explanation).into()
+}
 
 /// The instruction tile's M and N (the verifier admits only 16×16×K).
 const TILE: u64 = 16;
@@ -25,18 +129,8 @@ const TILE: u64 = 16;
 const WARP_SIZE: u64 = 32;
 
 /// Whether `version` has the 3.2 attribute and recipes.
-fn is_legacy(version: TritonVersion) -> bool {
-    version <= TritonVersion::V3_2
-}
-
-/// `getMatrixOrder(rank, rowMajor)`: `[rank-1, rank-2, rank-3, …, 0]`
-/// row-major, `[rank-2, rank-1, rank-3, …, 0]` column-major.
-fn matrix_order(rank: usize, row_major: bool) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..rank).rev().collect();
-    if !row_major && rank >= 2 {
-        order.swap(0, 1);
-    }
-    order
+fn is_legacy(version: Release) -> bool {
+    version.has_hand_built_mma_layouts()
 }
 
 /// The 16×16 accumulator tile, given in `(order[0], order[1])`
@@ -93,13 +187,13 @@ fn newest_rank(w: &AmdWmma) -> Result<usize> {
     Ok(rank)
 }
 
-/// The CTA part, `register, warp → dim0 …`, in instruction tiles. Newest
+/// The CTA part, `register, warp → dim0 …`, in instruction tiles. V3_9
 /// reads it from `ctaLayout` (which must be surjective); older releases
 /// derive it from `warpsPerCTA` (warps row-major, one tile per warp).
-fn cta_layout(w: &AmdWmma, rank: usize, version: TritonVersion) -> Result<LinearLayout> {
+fn cta_layout(w: &AmdWmma, rank: usize, version: Release) -> Result<LinearLayout> {
     const KIND: &str = "#ttg.amd_wmma";
     let dims = standard_dims(rank);
-    if version >= TritonVersion::V3_7 || w.cta_warp.is_some() {
+    if version.has_wmma_cta_layout() || w.cta_warp.is_some() {
         let warp = w.cta_warp.clone().unwrap_or_default();
         return LinearLayout::from_bases(&[(Dim::REGISTER, w.cta_register.clone()), (Dim::WARP, warp)], &dims)
             .map_err(|e| invalid(KIND, format!("Layout is expected to be surjective: the ctaLayout bases do not cover a box ({e})")));
@@ -116,12 +210,12 @@ fn cta_layout(w: &AmdWmma, rank: usize, version: TritonVersion) -> Result<Linear
     for &d in &order {
         l = l.product(&LinearLayout::identity_1d(wpc[d], Dim::WARP, dims[d])?)?;
     }
-    l.transpose_outs(&dims)
+    Ok(l.transpose_outs(&dims)?)
 }
 
 /// The rank of the attribute for `version`, checked against the shape's.
-fn rank_for(w: &AmdWmma, shape: &[u64], version: TritonVersion) -> Result<usize> {
-    let rank = if version >= TritonVersion::V3_7 {
+fn rank_for(w: &AmdWmma, shape: &[u64], version: Release) -> Result<usize> {
+    let rank = if version.has_wmma_cta_layout() {
         newest_rank(w)?
     } else if let Some(wpc) = &w.warps_per_cta {
         wpc.len()
@@ -129,7 +223,7 @@ fn rank_for(w: &AmdWmma, shape: &[u64], version: TritonVersion) -> Result<usize>
         newest_rank(w)?
     };
     if rank != shape.len() {
-        return Err(LayoutError::InvalidShape {
+        return Err(crate::triton::error::ConvertError::InvalidShape {
             shape: shape.to_vec(),
             message: format!(
                 "the attribute is rank {rank}, the shape rank {}",
@@ -148,19 +242,23 @@ fn rank_for(w: &AmdWmma, shape: &[u64], version: TritonVersion) -> Result<usize>
 
 /// The accumulator layout.
 ///
-/// Newest: the tile in thread order (row-major, or column-major when
+/// V3_9: the tile in thread order (row-major, or column-major when
 /// `isTranspose`), transposed to `dim0 …`, times the CTA layout, put in
 /// row-major repetition order `[N, M, batch]`, then fitted.
 ///
 /// 3.2 (versions 1 and 2): the tile in `[N, M, batch]` order times
 /// `warpsPerCTA` walked in that order, then fitted.
-pub(crate) fn amd_wmma(w: &AmdWmma, shape: &[u64], version: TritonVersion) -> Result<Conversion> {
+pub(crate) fn amd_wmma(w: &AmdWmma, shape: &[u64], version: Release) -> Result<Conversion> {
     let rank = rank_for(w, shape, version)?;
     let dims = standard_dims(rank);
     let row_major = matrix_order(rank, true);
     if is_legacy(version) {
         if w.version != 1 && w.version != 2 {
-            return Err(assertion(version, SITE, "ver == 1 || ver == 2"));
+            return Err(fail(
+                &VERSION_3_2,
+                version,
+                format!("WMMA version {}", w.version),
+            ));
         }
         covers_one_instruction(shape, (TILE, TILE), version)?;
         let Some(wpc) = &w.warps_per_cta else {
@@ -169,21 +267,21 @@ pub(crate) fn amd_wmma(w: &AmdWmma, shape: &[u64], version: TritonVersion) -> Re
                 "3.2's amd_wmma needs `warpsPerCTA`",
             ));
         };
-        super::amd_mfma::check_pow2(version, "warpsPerCTA", wpc)?;
+        check_pow2(version, "warpsPerCTA", wpc)?;
         let tile = wmma_tile(w.version, rank, &row_major)?;
         let warps = identity_standard_nd(Dim::WARP, wpc, &row_major)?;
         let cta = tile.product(&warps)?;
         return combine_cta_cga_with_shape(cta, &w.cga, shape, version).map(Conversion::Layout);
     }
     if !(1..=3).contains(&w.version) {
-        return Err(assertion(
+        return Err(fail(
+            &VERSION,
             version,
-            SITE,
-            "version >= 1 && version <= 3 && \"unexpected wmma version\"",
+            format!("WMMA version {}", w.version),
         ));
     }
     // 3.8 broadcasts instead (upstream 1299a3b8e); 3.3 has no check.
-    if (TritonVersion::V3_4..=TritonVersion::V3_7).contains(&version) {
+    if version.checks_wmma_shape() {
         let mn = match w.instr_shape.as_deref() {
             Some([m, n, ..]) => (*m, *n),
             _ => (TILE, TILE),
@@ -198,24 +296,26 @@ pub(crate) fn amd_wmma(w: &AmdWmma, shape: &[u64], version: TritonVersion) -> Re
     combine_cta_cga_with_shape(layout, &w.cga, shape, version).map(Conversion::Layout)
 }
 
-/// Where the accumulator layout is built.
-const SITE: &str = "AMDWmmaEncodingAttr::toLinearLayout (LinearLayoutConversions.cpp)";
-
 /// The assertion of 3.2 and of 3.4 to 3.7: the tensor covers at least one
 /// instruction `(mDim, nDim)` along M and N, or is 1 there.
 fn covers_one_instruction(
     shape: &[u64],
     (m_dim, n_dim): (u64, u64),
-    version: TritonVersion,
+    version: Release,
 ) -> Result<()> {
     let (m, n) = (shape[shape.len() - 2], shape[shape.len() - 1]);
     if (m == 1 || m >= m_dim) && (n == 1 || n >= n_dim) {
         return Ok(());
     }
-    Err(assertion(
+    let location = if version.has_hand_built_mma_layouts() {
+        &SHAPE_3_2
+    } else {
+        &SHAPE
+    };
+    Err(fail(
+        location,
         version,
-        SITE,
-        "Unsupported tensor shape for given wmma layout",
+        format!("a {m}x{n} tensor and a {m_dim}x{n_dim} instruction"),
     ))
 }
 
@@ -231,7 +331,7 @@ pub(crate) fn wmma_dot(
     d: &DotOperand,
     w: &AmdWmma,
     shape: &[u64],
-    version: TritonVersion,
+    version: Release,
 ) -> Result<Conversion> {
     const KIND: &str = "#ttg.dot_op";
     if is_legacy(version) {
@@ -250,10 +350,10 @@ pub(crate) fn wmma_dot(
         ));
     }
     if !(1..=3).contains(&w.version) {
-        return Err(assertion(
+        return Err(fail(
+            &DOT_VERSION,
             version,
-            "wmmaDotOperandToLinearLayout (LinearLayoutConversions.cpp)",
-            "version >= 1 && version <= 3 && \"unexpected wmma version\"",
+            format!("WMMA version {}", w.version),
         ));
     }
     let k_width = match d.k_width {
@@ -268,7 +368,7 @@ pub(crate) fn wmma_dot(
             ));
         }
     };
-    super::amd_mfma::check_pow2(version, "kWidth", &[k_width])?;
+    check_pow2(version, "kWidth", &[k_width])?;
     let dims = standard_dims(rank);
     let (k_index, non_k_index) = if d.op_idx == 0 {
         (rank - 1, rank - 2)
@@ -293,7 +393,7 @@ pub(crate) fn wmma_dot(
     // 3.7 repeats the registers along K up to the tensor's K when that is
     // larger than the instruction's; 3.8 stops at the instruction and lets
     // the CTA fitting below repeat the rest (after the warps).
-    let k_covered = if version == TritonVersion::V3_7 {
+    let k_covered = if version.wmma_operands_cover_whole_k() {
         instr_k.max(shape[k_index])
     } else {
         instr_k
@@ -335,7 +435,7 @@ pub(crate) fn wmma_dot(
         .product(&cta.transpose_outs(&rep_dims)?)?;
     // 3.7 fits the operand with its parent's CGA layout; 3.8 with the
     // operand's own (K projected away).
-    let cga = if version == TritonVersion::V3_7 {
+    let cga = if version.wmma_operands_take_parent_cga() {
         w.cga.clone()
     } else {
         super::cga::operand_cga(&w.cga, k_index)

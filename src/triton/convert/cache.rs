@@ -8,23 +8,23 @@
 //! as well, since both change the answer here.
 //!
 //! ```
-//! use linear_layout::triton::{ConversionCache, Defs, TritonVersion, parse_attr};
+//! use linear_layout::triton::{ConversionCache, Defs, Release, parse_attr};
 //!
 //! let attr = parse_attr(
 //!     "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>",
 //!     &Defs::new(),
 //! )?;
 //! let cache = ConversionCache::new();
-//! let first = cache.convert(&attr, &[64, 64], TritonVersion::Newest, None)?;
-//! let again = cache.convert(&attr, &[64, 64], TritonVersion::Newest, None)?;
+//! let first = cache.convert(&attr, &[64, 64], Release::V3_9, None)?;
+//! let again = cache.convert(&attr, &[64, 64], Release::V3_9, None)?;
 //! assert!(std::sync::Arc::ptr_eq(&first, &again)); // built once
 //! assert_eq!(cache.len(), 1);
-//! # Ok::<(), linear_layout::LayoutError>(())
+//! # Ok::<(), linear_layout::triton::ConvertError>(())
 //! ```
 
 use super::{Conversion, to_linear_layout};
-use crate::Result;
-use crate::triton::{Attr, TritonVersion};
+use crate::triton::error::Result;
+use crate::triton::{Attr, Release};
 use rustc_hash::FxHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -35,7 +35,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 struct Key {
     attr: Attr,
     shape: Vec<u64>,
-    version: TritonVersion,
+    version: Release,
     elem_bits: Option<u64>,
 }
 
@@ -64,7 +64,7 @@ impl ConversionCache {
         &self,
         attr: &Attr,
         shape: &[u64],
-        version: TritonVersion,
+        version: Release,
         elem_bits: Option<u64>,
     ) -> Result<Arc<Conversion>> {
         let hash = hash_of(attr, shape, version, elem_bits);
@@ -110,7 +110,7 @@ impl ConversionCache {
     }
 }
 
-fn hash_of(attr: &Attr, shape: &[u64], version: TritonVersion, elem_bits: Option<u64>) -> u64 {
+fn hash_of(attr: &Attr, shape: &[u64], version: Release, elem_bits: Option<u64>) -> u64 {
     let mut h = FxHasher::default();
     attr.hash(&mut h);
     shape.hash(&mut h);

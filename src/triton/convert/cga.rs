@@ -1,12 +1,35 @@
 //! The CTA-cluster (CGA) layout, and fitting a CTA tile to a tensor
 //! (`combineCtaCgaWithShape`).
 
+use super::common::invalid;
 use crate::dim::Dim;
-use crate::error::{LayoutError, Result};
 use crate::layout::LinearLayout;
 use crate::triton::attr::Cga;
-use crate::triton::version::TritonVersion;
+use crate::triton::error::Result;
+use crate::triton::failure::Failure;
+use crate::triton::release::{Release, Span};
+use crate::triton::site::{Ending, Location, Site, SiteKind};
 use crate::utils;
+
+/// The shape check at the end of `combineCtaCgaWithShape`.
+static SHAPE_CHECK: Location = Location {
+    releases: Span::since(Release::V3_1),
+    ending: Ending::Assertion,
+    function: "combineCtaCgaWithShape",
+    file: "lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp",
+    line: None,
+    message: "Assertion `ret.getOutDimSize(dim) == labeledShape[dim]' failed.",
+};
+
+/// The site: fitting a CTA tile and its CGA to the tensor's shape.
+pub(crate) static SITE: Site = Site {
+    id: "cga",
+    kind: SiteKind::Bug,
+    title: "a CTA tile and CGA layout that do not make exactly the tensor's shape",
+    locations: &[&SHAPE_CHECK],
+    changes: &[],
+    workaround: "a CGA (CTAsPerCGA / CTASplitNum) that divides the tensor's shape",
+};
 
 /// The standard out-dims `dim0 … dim{rank-1}`.
 pub(crate) fn standard_dims(rank: usize) -> Vec<Dim> {
@@ -28,16 +51,23 @@ pub(crate) fn cga_layout(cga: &Option<Cga>, rank: usize) -> Result<LinearLayout>
     match cga {
         None => {
             let outs: Vec<(Dim, u64)> = dims.iter().map(|&d| (d, 1)).collect();
-            LinearLayout::from_bases_with_sizes(&[(Dim::BLOCK, vec![])], &outs, true)
+            Ok(LinearLayout::from_bases_with_sizes(
+                &[(Dim::BLOCK, vec![])],
+                &outs,
+                true,
+            )?)
         }
         Some(Cga::Bases(bases)) => {
             if bases.iter().any(|b| b.len() != rank) {
-                return Err(LayoutError::InvalidAttribute {
-                    kind: "CGALayout".into(),
-                    message: format!("every basis must have {rank} components"),
-                });
+                return Err(invalid(
+                    "CGALayout",
+                    format!("every basis must have {rank} components"),
+                ));
             }
-            LinearLayout::from_bases(&[(Dim::BLOCK, bases.clone())], &dims)
+            Ok(LinearLayout::from_bases(
+                &[(Dim::BLOCK, bases.clone())],
+                &dims,
+            )?)
         }
         Some(Cga::Split {
             ctas_per_cga,
@@ -46,23 +76,21 @@ pub(crate) fn cga_layout(cga: &Option<Cga>, rank: usize) -> Result<LinearLayout>
         }) => {
             if ctas_per_cga.len() != rank || cta_split_num.len() != rank || cta_order.len() != rank
             {
-                return Err(LayoutError::InvalidAttribute {
-                    kind: "CTALayout".into(),
-                    message: format!(
-                        "CTAsPerCGA, CTASplitNum and CTAOrder must have {rank} entries"
-                    ),
-                });
+                return Err(invalid(
+                    "CTALayout",
+                    format!("CTAsPerCGA, CTASplitNum and CTAOrder must have {rank} entries"),
+                ));
             }
             let mut l = LinearLayout::empty();
             for &d in cta_order {
                 let (ctas, split) = (ctas_per_cga[d], cta_split_num[d]);
                 if split == 0 || ctas % split != 0 {
-                    return Err(LayoutError::InvalidAttribute {
-                        kind: "CTALayout".into(),
-                        message: format!(
+                    return Err(invalid(
+                        "CTALayout",
+                        format!(
                             "CTAsPerCGA[{d}] = {ctas} is not a multiple of CTASplitNum[{d}] = {split}"
                         ),
-                    });
+                    ));
                 }
                 l = l.product(&LinearLayout::identity_1d(
                     split,
@@ -76,7 +104,7 @@ pub(crate) fn cga_layout(cga: &Option<Cga>, rank: usize) -> Result<LinearLayout>
                     1,
                 )?)?;
             }
-            l.transpose_outs(&dims)
+            Ok(l.transpose_outs(&dims)?)
         }
     }
 }
@@ -138,7 +166,7 @@ pub(crate) fn split_num(cga: &Option<Cga>, rank: usize) -> Result<Vec<u64>> {
     let l = cga_layout(cga, rank)?;
     standard_dims(rank)
         .into_iter()
-        .map(|d| l.out_dim_size(d))
+        .map(|d| Ok(l.out_dim_size(d)?))
         .collect()
 }
 
@@ -156,13 +184,17 @@ pub(crate) fn shape_per_cta(cga: &Option<Cga>, shape: &[u64]) -> Result<Vec<u64>
 pub(crate) fn not_larger(
     l: &LinearLayout,
     shape: &[(Dim, u64)],
-    version: TritonVersion,
+    version: Release,
     broadcast_registers: bool,
 ) -> Result<LinearLayout> {
-    if version >= TritonVersion::V3_8 {
-        utils::ensure_layout_not_larger_than(l, shape, broadcast_registers)
+    if version.trims_layouts_by_range() {
+        Ok(utils::ensure_layout_not_larger_than(
+            l,
+            shape,
+            broadcast_registers,
+        )?)
     } else {
-        utils::ensure_layout_not_larger_than_legacy(l, shape)
+        Ok(utils::ensure_layout_not_larger_than_legacy(l, shape)?)
     }
 }
 
@@ -181,7 +213,7 @@ pub(crate) fn combine_cta_cga_with_shape(
     cta: LinearLayout,
     cga: &Option<Cga>,
     shape: &[u64],
-    version: TritonVersion,
+    version: Release,
 ) -> Result<LinearLayout> {
     combine_with(cta, cga, shape, version, true)
 }
@@ -191,7 +223,7 @@ pub(crate) fn combine_with(
     cta: LinearLayout,
     cga: &Option<Cga>,
     shape: &[u64],
-    version: TritonVersion,
+    version: Release,
     broadcast_registers: bool,
 ) -> Result<LinearLayout> {
     let rank = shape.len();
@@ -210,11 +242,13 @@ pub(crate) fn combine_with(
     for (d, want) in shape_pairs {
         let got = out.out_dim_size(d)?;
         if got != want {
-            return Err(LayoutError::TritonAssertion {
-                version: version.to_string(),
-                site: "combineCtaCgaWithShape (LinearLayoutConversions.cpp)".into(),
-                message: format!("out-dim {d} has size {got}, but the shape asks for {want}"),
-            });
+            return Err(Failure::at(
+                &SITE,
+                &SHAPE_CHECK,
+                version,
+                format!("out-dim {d} has size {got}, but the shape asks for {want}"),
+            )
+            .into());
         }
     }
     Ok(out)

@@ -2,62 +2,50 @@
 
 use super::Conversion;
 use super::cga::{combine_cta_cga_with_shape, operand_cga};
-use super::nvidia_mma::{mma_tile, times_in_tile_order};
+use super::common::{
+    broadcasted_warps, invalid, k_dim, matrix_order, mma_tile, times_in_tile_order,
+};
 use crate::dim::Dim;
-use crate::error::{LayoutError, Result};
 use crate::layout::LinearLayout;
 use crate::triton::attr::{Attr, Blocked, DotOperand, NvidiaMma};
-use crate::triton::version::TritonVersion;
+use crate::triton::error::Result;
+use crate::triton::failure::Failure;
+use crate::triton::release::{Release, Span};
+use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
 use crate::utils::identity_standard_nd;
 
-/// The K dim of operand `op_idx` of a rank-`rank` dot.
-pub(crate) fn k_dim(op_idx: u64, rank: usize) -> usize {
-    if op_idx == 0 { rank - 1 } else { rank - 2 }
-}
+/// 3.2's hand-built Ampere operand is rank 2 only.
+static AMPERE_RANK_3_2: Location = Location {
+    releases: Span::only(Release::V3_2),
+    ending: Ending::Assertion,
+    function: "ampereDotToLinearLayout",
+    file: "lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp",
+    line: None,
+    message: "Assertion `rank == 2' failed.",
+};
 
-/// Triton's `getMatrixOrder`: the two matrix dims (the last one first when
-/// row-major, else the one before it), then the batch dims, outermost last.
-pub(crate) fn matrix_order(rank: usize, row_major: bool) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..rank).rev().collect();
-    if !row_major && rank >= 2 {
-        order.swap(0, 1);
-    }
-    order
-}
-
-/// Warps of a dot operand: the parent's warps, walking `order`, with the
-/// ones along K broadcasting (`broadcastedDotOperandLayout`).
-pub(crate) fn broadcasted_warps(
-    in_dim: Dim,
-    warps: &[u64],
-    order: &[usize],
-    k: usize,
-) -> Result<LinearLayout> {
-    let mut l = LinearLayout::empty();
-    for &d in order {
-        let count = *warps.get(d).ok_or(LayoutError::IndexOutOfRange {
-            op: "dot operand warps",
-            index: d,
-            len: warps.len(),
-        })?;
-        let factor = if d == k {
-            LinearLayout::zeros_1d(count, in_dim, Dim::standard(d), 1)?
-        } else {
-            LinearLayout::identity_1d(count, in_dim, Dim::standard(d))?
-        };
-        l = l.product(&factor)?;
-    }
-    Ok(l)
-}
+/// The site: converting a dot operand.
+pub(crate) static SITE: Site = Site {
+    id: "dot_operand",
+    kind: SiteKind::Bug,
+    title: "a dot operand layout the release's builder does not accept",
+    locations: &[&AMPERE_RANK_3_2],
+    changes: &[Change {
+        release: Release::V3_3,
+        pr: None,
+        what: "dot operands are built by the generic nvidiaDotToLinearLayout, any rank",
+    }],
+    workaround: "none needed in practice: 3.2 builds rank-3 Ampere operands without a linear layout",
+};
 
 pub(crate) fn dot_operand(
     d: &DotOperand,
     shape: &[u64],
-    version: TritonVersion,
+    version: Release,
     elem_bits: Option<u64>,
 ) -> Result<Conversion> {
     let _ = elem_bits;
-    if version <= TritonVersion::V3_2 {
+    if version.has_hand_built_mma_layouts() {
         return dot_operand_3_2(d, shape, version);
     }
     match d.parent.as_ref() {
@@ -65,14 +53,14 @@ pub(crate) fn dot_operand(
         Attr::Blocked(b) => fma_dot(d, b, shape, version),
         Attr::AmdMfma(m) => super::amd_mfma::mfma_dot(d, m, shape, version),
         Attr::AmdWmma(w) => super::amd_wmma::wmma_dot(d, w, shape, version),
-        other => Err(LayoutError::InvalidAttribute {
-            kind: "#ttg.dot_op".into(),
-            message: format!("a `{}` parent has no dot operand layout", other.kind()),
-        }),
+        other => Err(invalid(
+            "#ttg.dot_op",
+            format!("a `{}` parent has no dot operand layout", other.kind()),
+        )),
     }
 }
 
-/// Newest `nvidiaDotToLinearLayout`: A's tile is `[instrM, 8·kWidth]`, B's
+/// V3_9 `nvidiaDotToLinearLayout`: A's tile is `[instrM, 8·kWidth]`, B's
 /// `[8·kWidth, 8]` (4·kWidth for fp64's `[8, 8]` instruction), K
 /// contiguous; the parent's warps with those along K broadcasting (row-major
 /// on Ampere, column-major on Hopper); repetitions K first.
@@ -80,16 +68,16 @@ fn nvidia_dot(
     d: &DotOperand,
     m: &NvidiaMma,
     shape: &[u64],
-    version: TritonVersion,
+    version: Release,
 ) -> Result<Conversion> {
     let rank = shape.len();
     let k_width = d.k_width.unwrap_or(0);
     let instr = &m.instr_shape;
     if instr.len() < 2 || k_width == 0 {
-        return Err(LayoutError::InvalidAttribute {
-            kind: "#ttg.dot_op".into(),
-            message: "kWidth parameter is mandatory for Ampere or Hopper MMA parent".into(),
-        });
+        return Err(invalid(
+            "#ttg.dot_op",
+            "kWidth parameter is mandatory for Ampere or Hopper MMA parent",
+        ));
     }
     // v3 writes [M, N, K] for rank 2 and [1, M, N] for rank 3.
     let (instr_m, instr_n) = if m.version_major == 3 {
@@ -112,15 +100,10 @@ fn nvidia_dot(
     combine_cta_cga_with_shape(cta, &operand_cga(&m.cga, k), shape, version).map(Conversion::Layout)
 }
 
-/// Newest FMA operand of a blocked parent: each thread holds the whole K
+/// V3_9 FMA operand of a blocked parent: each thread holds the whole K
 /// extent; lanes and warps along K broadcast; everything in the blocked
 /// order.
-fn fma_dot(
-    d: &DotOperand,
-    b: &Blocked,
-    shape: &[u64],
-    version: TritonVersion,
-) -> Result<Conversion> {
+fn fma_dot(d: &DotOperand, b: &Blocked, shape: &[u64], version: Release) -> Result<Conversion> {
     let rank = shape.len();
     let k = k_dim(d.op_idx, rank);
     let mut spt = b.size_per_thread.clone();
@@ -135,7 +118,7 @@ fn fma_dot(
 /// Release 3.2 has a linear layout only for an Ampere (MMA v2) parent with
 /// `kWidth = 8`, and for AMD MFMA parents; every other operand uses legacy
 /// code (`toLinearLayout` returns none).
-fn dot_operand_3_2(d: &DotOperand, shape: &[u64], version: TritonVersion) -> Result<Conversion> {
+fn dot_operand_3_2(d: &DotOperand, shape: &[u64], version: Release) -> Result<Conversion> {
     match d.parent.as_ref() {
         Attr::NvidiaMma(m) if m.version_major == 2 && d.k_width == Some(8) => {
             ampere_dot_3_2(d, m, shape, version)
@@ -164,14 +147,16 @@ fn ampere_dot_3_2(
     d: &DotOperand,
     m: &NvidiaMma,
     shape: &[u64],
-    version: TritonVersion,
+    version: Release,
 ) -> Result<Conversion> {
     if shape.len() != 2 {
-        return Err(LayoutError::TritonAssertion {
-            version: version.to_string(),
-            site: "ampereDotToLinearLayout (LinearLayoutConversions.cpp)".into(),
-            message: "rank == 2".into(),
-        });
+        return Err(Failure::at(
+            &SITE,
+            &AMPERE_RANK_3_2,
+            version,
+            format!("a rank-{} operand", shape.len()),
+        )
+        .into());
     }
     // (M, K) pairs for A; swapped for B.
     let mut regs: Vec<[u64; 2]> = vec![[0, 1], [0, 2], [0, 4]];

@@ -2,11 +2,12 @@
 //! given explicitly.
 
 use super::cga::{shape_map, standard_dims};
+use super::common::invalid;
 use crate::dim::Dim;
-use crate::error::{LayoutError, Result};
 use crate::layout::LinearLayout;
 use crate::triton::attr::{Linear, SharedLinear};
-use crate::triton::version::TritonVersion;
+use crate::triton::error::Result;
+use crate::triton::release::Release;
 use crate::utils;
 
 /// The attribute's own layout (out sizes inferred, surjective).
@@ -18,27 +19,27 @@ pub(crate) fn linear_attr_layout(l: &Linear) -> Result<LinearLayout> {
         .map(Vec::len)
         .next()
         .unwrap_or(0);
-    LinearLayout::from_bases(&l.bases, &standard_dims(rank))
+    Ok(LinearLayout::from_bases(&l.bases, &standard_dims(rank))?)
 }
 
 /// On its own shape the bases come back unchanged; on another shape the
 /// layout grows by register repetitions and shrinks by dropping (not
 /// zeroing) register bases that run past the shape.
-pub(crate) fn linear(l: &Linear, shape: &[u64], version: TritonVersion) -> Result<LinearLayout> {
+pub(crate) fn linear(l: &Linear, shape: &[u64], version: Release) -> Result<LinearLayout> {
     let ll = linear_attr_layout(l)?;
     let order: Vec<Dim> = register_order(&ll).into_iter().map(Dim::standard).collect();
     let ll = ll.transpose_outs(&order)?;
     let pairs = shape_map(shape);
     let grown = utils::ensure_layout_not_smaller_than(&ll, &pairs)?;
-    if version < TritonVersion::V3_8 {
+    if !version.verifies_linear_as_permutation() {
         // Up to 3.7 the shrinking asserts that every component it may zero
         // is a power of two (`LayoutUtils.cpp`); from 3.8 `linear` bases are
         // a permutation, so they are. Where the assertions hold, both
         // shrinkings give the same layout.
         utils::ensure_layout_not_larger_than_legacy(&grown, &pairs)?;
     }
-    utils::ensure_layout_not_larger_than(&grown, &pairs, false)?
-        .transpose_outs(&standard_dims(shape.len()))
+    Ok(utils::ensure_layout_not_larger_than(&grown, &pairs, false)?
+        .transpose_outs(&standard_dims(shape.len()))?)
 }
 
 /// `LinearEncodingAttr::getOrder`: the dims in the order the register bases
@@ -78,12 +79,12 @@ pub(crate) fn shared_linear(s: &SharedLinear, shape: &[u64]) -> Result<LinearLay
     for (d, want) in shape_map(shape) {
         let got = inferred.out_dim_size(d)?;
         if got != want {
-            return Err(LayoutError::InvalidAttribute {
-                kind: "#ttg.shared_linear".into(),
-                message: format!(
+            return Err(invalid(
+                "#ttg.shared_linear",
+                format!(
                     "the layout's {d} has size {got}, but the shape asks for {want} (Triton asserts size == llSize)"
                 ),
-            });
+            ));
         }
     }
     Ok(inferred)

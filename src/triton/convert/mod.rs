@@ -11,6 +11,7 @@ mod amd_wmma;
 mod blocked;
 mod cache;
 pub(crate) mod cga;
+mod common;
 mod dot_operand;
 mod legacy_elems;
 mod linear;
@@ -21,48 +22,24 @@ mod swizzled_shared;
 mod verify;
 
 use super::attr::Attr;
-use super::version::TritonVersion;
-use crate::error::{LayoutError, Result};
+use super::error::{ConvertError, Result};
+use super::release::Release;
+use super::site::Site;
 use crate::layout::LinearLayout;
 pub use cache::ConversionCache;
 pub(crate) use nvmma_shared::memdesc_verifier_error;
 
-/// An attribute the recipe refuses (`kind` is its TTGIR name).
-pub(crate) fn invalid(kind: &str, message: impl Into<String>) -> LayoutError {
-    LayoutError::InvalidAttribute {
-        kind: kind.into(),
-        message: message.into(),
-    }
-}
-
-/// Refuses a `warpsPerCTA` whose length is not the shape's rank (`whose`
-/// names the attribute that holds it, for the message).
-pub(crate) fn check_warps_len(kind: &str, whose: &str, warps: &[u64], rank: usize) -> Result<()> {
-    if warps.len() == rank {
-        Ok(())
-    } else {
-        Err(invalid(
-            kind,
-            format!(
-                "{whose}warpsPerCTA has {} entries for a rank-{rank} shape",
-                warps.len()
-            ),
-        ))
-    }
-}
-
-/// A Triton assertion the release would hit in `site`.
-pub(crate) fn assertion(
-    version: TritonVersion,
-    site: &str,
-    message: impl Into<String>,
-) -> LayoutError {
-    LayoutError::TritonAssertion {
-        version: version.to_string(),
-        site: site.into(),
-        message: message.into(),
-    }
-}
+/// The sites where a conversion stops the process, one per recipe that has
+/// any (each descriptor's id is its recipe's file name).
+pub static SITES: [&Site; 7] = [
+    &amd_mfma::SITE,
+    &amd_wmma::SITE,
+    &cga::SITE,
+    &dot_operand::SITE,
+    &nvidia_mma::SITE,
+    &nvmma_shared::SITE,
+    &verify::SITE,
+];
 
 /// What a release makes of an attribute.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -91,7 +68,7 @@ impl Conversion {
 pub fn to_linear_layout(
     attr: &Attr,
     shape: &[u64],
-    version: TritonVersion,
+    version: Release,
     elem_bits: Option<u64>,
 ) -> Result<Conversion> {
     check_shape(attr, shape)?;
@@ -117,29 +94,23 @@ pub fn to_linear_layout(
 fn wrapped_as_linear_encoding(
     attr: &Attr,
     layout: &crate::LinearLayout,
-    version: TritonVersion,
+    version: Release,
 ) -> Result<()> {
-    if version != TritonVersion::V3_7 || attr.is_shared() {
+    if !version.wraps_layouts_as_linear_encodings() || attr.is_shared() {
         return Ok(());
     }
     let wrapped = crate::triton::attr::Linear {
         bases: layout.bases(),
         generic: false,
     };
-    verify::verify_linear(&wrapped, version).map_err(|e| LayoutError::TritonAssertion {
-        version: version.to_string(),
-        site: "LinearEncodingAttr::verify (lib/Dialect/TritonGPU/IR/Dialect.cpp)".into(),
-        message: match e {
-            LayoutError::InvalidAttribute { message, .. } => message,
-            other => other.to_string(),
-        },
-    })
+    verify::verify_linear(&wrapped, version)
+        .map_err(|e| verify::linear_encoding_failure(version, e))
 }
 
 /// Attributes a release has no linear layout for at all (3.1 converts only
 /// blocked, NVIDIA MMA and their slices).
-fn no_layout_in(attr: &Attr, version: TritonVersion) -> Option<String> {
-    if version != TritonVersion::V3_1 {
+fn no_layout_in(attr: &Attr, version: Release) -> Option<String> {
+    if version.lowers_with_linear_layouts() {
         return None;
     }
     let supported = |a: &Attr| matches!(a, Attr::Blocked(_) | Attr::NvidiaMma(_));
@@ -154,7 +125,7 @@ fn no_layout_in(attr: &Attr, version: TritonVersion) -> Option<String> {
 pub(crate) fn convert(
     attr: &Attr,
     shape: &[u64],
-    version: TritonVersion,
+    version: Release,
     elem_bits: Option<u64>,
 ) -> Result<Conversion> {
     match attr {
@@ -168,16 +139,16 @@ pub(crate) fn convert(
         Attr::SwizzledShared(s) => swizzled_shared::swizzled_shared(s, shape, version, elem_bits),
         Attr::NvmmaShared(n) => nvmma_shared::nvmma_shared(n, shape, version),
         Attr::SharedLinear(s) => linear::shared_linear(s, shape).map(Conversion::Layout),
-        Attr::Other { name, .. } => Err(LayoutError::InvalidAttribute {
-            kind: format!("#{name}"),
-            message: "this crate has no linear-layout recipe for this attribute".into(),
-        }),
+        Attr::Other { name, .. } => Err(common::invalid(
+            &format!("#{name}"),
+            "this crate has no linear-layout recipe for this attribute",
+        )),
     }
 }
 
 /// Shapes must be non-empty powers of two of the attribute's rank.
 fn check_shape(attr: &Attr, shape: &[u64]) -> Result<()> {
-    let bad = |message: String| LayoutError::InvalidShape {
+    let bad = |message: String| ConvertError::InvalidShape {
         shape: shape.to_vec(),
         message,
     };
@@ -210,7 +181,7 @@ mod wrapped_tests {
     use super::*;
     use crate::triton::{Defs, parse_attr};
 
-    fn convert_text(text: &str, shape: &[u64], version: TritonVersion) -> Result<Conversion> {
+    fn convert_text(text: &str, shape: &[u64], version: Release) -> Result<Conversion> {
         to_linear_layout(
             &parse_attr(text, &Defs::new()).unwrap(),
             shape,
@@ -236,12 +207,12 @@ mod wrapped_tests {
                 [32, 64],
             ),
         ] {
-            let got = convert_text(text, &shape, TritonVersion::V3_7);
+            let got = convert_text(text, &shape, Release::V3_7);
             assert!(
-                matches!(&got, Err(LayoutError::TritonAssertion { site, .. }) if site.starts_with("LinearEncodingAttr")),
+                matches!(&got, Err(ConvertError::Triton(f)) if f.site.id == "verify"),
                 "{text}: {got:?}"
             );
-            assert!(convert_text(text, &shape, TritonVersion::V3_8).is_err());
+            assert!(convert_text(text, &shape, Release::V3_8).is_err());
         }
     }
 }

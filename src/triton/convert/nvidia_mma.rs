@@ -1,84 +1,192 @@
 //! `#ttg.nvidia_mma`: the accumulator tile of `mma.sync` (v2) and `wgmma`
-//! (v3), and the tile builder the dot operands share.
+//! (v3). 3.1 and 3.2 build it by hand per version and assert on the
+//! instruction shapes they do not know ([`SITE`]); later releases build
+//! every version with the generic `nvidiaMmaTile`.
 
 use super::Conversion;
 use super::cga::combine_cta_cga_with_shape;
+use super::common::{invalid, matrix_order, mma_tile, times_in_tile_order};
 use crate::dim::Dim;
-use crate::error::{LayoutError, Result};
-use crate::layout::LinearLayout;
 use crate::triton::attr::NvidiaMma;
-use crate::triton::version::TritonVersion;
+use crate::triton::error::Result;
+use crate::triton::failure::Failure;
+use crate::triton::release::{Release, Since, Span};
+use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
 
-/// Triton's `nvidiaMmaTile`: on an `outer × inner` tile, `k_width`
-/// registers then 4 lanes along `inner`, 8 lanes then `outer / 8` registers
-/// along `outer`, then `inner / (4·k_width)` registers along `inner`. The
-/// other dims of a rank-`rank` tensor get size 1. Out order: inner, outer,
-/// then the rest from the highest dim down.
-pub(crate) fn mma_tile(
-    rank: usize,
-    outer: usize,
-    inner: usize,
-    outer_size: u64,
-    inner_size: u64,
-    k_width: u64,
-) -> Result<LinearLayout> {
-    let (o, i) = (Dim::standard(outer), Dim::standard(inner));
-    let per_thread_inner = 4 * k_width;
-    let mut l = LinearLayout::identity_1d(k_width, Dim::REGISTER, i)?
-        .product(&LinearLayout::identity_1d(4, Dim::LANE, i)?)?
-        .product(&LinearLayout::identity_1d(8, Dim::LANE, o)?)?
-        .product(&LinearLayout::identity_1d(
-            (outer_size / 8).max(1),
-            Dim::REGISTER,
-            o,
-        )?)?;
-    if inner_size % per_thread_inner != 0 {
-        return Err(LayoutError::InvalidAttribute {
-            kind: "#ttg.nvidia_mma".into(),
-            message: format!(
-                "the tile's inner size {inner_size} is not a multiple of 4·kWidth = {per_thread_inner}"
-            ),
-        });
+const FILE: &str = "lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp";
+
+/// An assertion of the hand-built MMA layouts (3.1 and 3.2).
+const fn hand_built(
+    release: Release,
+    function: &'static str,
+    line: u32,
+    message: &'static str,
+) -> Location {
+    Location {
+        releases: Span::only(release),
+        ending: Ending::Assertion,
+        function,
+        file: FILE,
+        line: Some(line),
+        message,
     }
-    l = l.product(&LinearLayout::identity_1d(
-        inner_size / per_thread_inner,
-        Dim::REGISTER,
-        i,
-    )?)?;
-    for d in (0..rank).rev().filter(|&d| d != outer && d != inner) {
-        l = l.product(&LinearLayout::identity_1d(
-            1,
-            Dim::REGISTER,
-            Dim::standard(d),
-        )?)?;
-    }
-    Ok(l)
 }
 
-/// Multiplies `tile` by `warps`, first putting `warps`' out-dims in the
-/// tile's order (Triton merges the orders; the tile's wins).
-pub(crate) fn times_in_tile_order(
-    tile: &LinearLayout,
-    warps: &LinearLayout,
-) -> Result<LinearLayout> {
-    let order: Vec<Dim> = tile.out_dim_names().collect();
-    tile.product(&warps.transpose_outs(&order)?)
-}
+static AMPERE_INSTR_3_1: Location = hand_built(
+    Release::V3_1,
+    "ampereMmaToLinearLayout",
+    344,
+    "Assertion `(rank == 2 && mma.getInstrShape() == ArrayRef<unsigned>({16, 8})) || (rank == 3 && mma.getInstrShape() == ArrayRef<unsigned>({1, 16, 8}))' failed.",
+);
+static AMPERE_INSTR_3_2: Location = hand_built(
+    Release::V3_2,
+    "ampereMmaToLinearLayout",
+    279,
+    "Assertion `instrShape == ArrayRef<unsigned>({16, 8}) || instrShape == ArrayRef<unsigned>({1, 16, 8})' failed.",
+);
+static HOPPER_RANK_3_1: Location = hand_built(
+    Release::V3_1,
+    "hopperMmaToLinearLayout",
+    366,
+    "Assertion `rank == 2' failed.",
+);
+static HOPPER_RANK_3_2: Location = hand_built(
+    Release::V3_2,
+    "hopperMmaToLinearLayout",
+    301,
+    "Assertion `rank == 2' failed.",
+);
+static HOPPER_WARPS_3_1: Location = hand_built(
+    Release::V3_1,
+    "hopperMmaToLinearLayout",
+    369,
+    "Assertion `product(mma.getWarpsPerCTA()) % 4 == 0' failed.",
+);
+static HOPPER_WARPS_3_2: Location = hand_built(
+    Release::V3_2,
+    "hopperMmaToLinearLayout",
+    304,
+    "Assertion `product(mma.getWarpsPerCTA()) % 4 == 0' failed.",
+);
+static HOPPER_M_3_1: Location = hand_built(
+    Release::V3_1,
+    "hopperMmaToLinearLayout",
+    376,
+    "Assertion `m == 16' failed.",
+);
+static HOPPER_M_3_2: Location = hand_built(
+    Release::V3_2,
+    "hopperMmaToLinearLayout",
+    311,
+    "Assertion `m == 16' failed.",
+);
+static HOPPER_N_3_1: Location = hand_built(
+    Release::V3_1,
+    "hopperMmaToLinearLayout",
+    377,
+    "Assertion `n == 16 || n == 32 || n == 64 || n == 128 || n == 256' failed.",
+);
+static HOPPER_N_3_2: Location = hand_built(
+    Release::V3_2,
+    "hopperMmaToLinearLayout",
+    312,
+    "Assertion `n == 8 || n == 16 || n == 32 || n == 64 || n == 128 || n == 256' failed.",
+);
+static HOPPER_K_3_1: Location = hand_built(
+    Release::V3_1,
+    "hopperMmaToLinearLayout",
+    378,
+    "Assertion `k == 8 || k == 16 || k == 32' failed.",
+);
+static HOPPER_K_3_2: Location = hand_built(
+    Release::V3_2,
+    "hopperMmaToLinearLayout",
+    313,
+    "Assertion `k == 8 || k == 16 || k == 32' failed.",
+);
+/// The generic tile of 3.3 on asks the instruction shape for the tensor's
+/// rank.
+static TILE_RANK: Location = Location {
+    releases: Span::since(Release::V3_1),
+    ending: Ending::Assertion,
+    function: "nvidiaMmaTile",
+    file: FILE,
+    line: None,
+    message: "Assertion `tileShape.size() == rank' failed.",
+};
+
+/// The site: converting an NVIDIA MMA accumulator.
+pub(crate) static SITE: Site = Site {
+    id: "nvidia_mma",
+    kind: SiteKind::Bug,
+    title: "an NVIDIA MMA accumulator layout with an instruction shape or warp count the release's builder does not accept",
+    locations: &[
+        &AMPERE_INSTR_3_1,
+        &AMPERE_INSTR_3_2,
+        &HOPPER_RANK_3_1,
+        &HOPPER_RANK_3_2,
+        &HOPPER_WARPS_3_1,
+        &HOPPER_WARPS_3_2,
+        &HOPPER_M_3_1,
+        &HOPPER_M_3_2,
+        &HOPPER_N_3_1,
+        &HOPPER_N_3_2,
+        &HOPPER_K_3_1,
+        &HOPPER_K_3_2,
+        &TILE_RANK,
+    ],
+    changes: &[
+        Change {
+            release: Release::V3_2,
+            pr: Some("#4283"),
+            what: "the Hopper MMA conversion admits instruction N = 8",
+        },
+        Change {
+            release: Release::V3_3,
+            pr: None,
+            what: "MMA layouts are built by the generic nvidiaMmaTile, without per-shape assertions",
+        },
+    ],
+    workaround: "num_warps of at least 4 for a Hopper dot, and (3.1) a tile whose per-warp-group N is at least 16",
+};
+
+/// Each hand-built assertion, per release.
+type Check = Since<&'static Location>;
+const AMPERE_INSTR: Check = Since(&[
+    (Release::V3_1, &AMPERE_INSTR_3_1),
+    (Release::V3_2, &AMPERE_INSTR_3_2),
+]);
+const HOPPER_RANK: Check = Since(&[
+    (Release::V3_1, &HOPPER_RANK_3_1),
+    (Release::V3_2, &HOPPER_RANK_3_2),
+]);
+const HOPPER_WARPS: Check = Since(&[
+    (Release::V3_1, &HOPPER_WARPS_3_1),
+    (Release::V3_2, &HOPPER_WARPS_3_2),
+]);
+const HOPPER_M: Check = Since(&[
+    (Release::V3_1, &HOPPER_M_3_1),
+    (Release::V3_2, &HOPPER_M_3_2),
+]);
+const HOPPER_N: Check = Since(&[
+    (Release::V3_1, &HOPPER_N_3_1),
+    (Release::V3_2, &HOPPER_N_3_2),
+]);
+const HOPPER_K: Check = Since(&[
+    (Release::V3_1, &HOPPER_K_3_1),
+    (Release::V3_2, &HOPPER_K_3_2),
+]);
 
 /// The accumulator layout (newest: `nvidiaMmaTile([m, n], 2, row-major)`;
 /// the bases are the same as 3.2's hand-built tile).
-pub(crate) fn nvidia_mma(
-    m: &NvidiaMma,
-    shape: &[u64],
-    version: TritonVersion,
-) -> Result<Conversion> {
+pub(crate) fn nvidia_mma(m: &NvidiaMma, shape: &[u64], release: Release) -> Result<Conversion> {
     let rank = shape.len();
     let instr = &m.instr_shape;
     if instr.len() < 2 {
-        return Err(LayoutError::InvalidAttribute {
-            kind: "#ttg.nvidia_mma".into(),
-            message: format!("instrShape {instr:?} needs at least [M, N]"),
-        });
+        return Err(invalid(
+            "#ttg.nvidia_mma",
+            format!("instrShape {instr:?} needs at least [M, N]"),
+        ));
     }
     let (tile_m, tile_n) = match m.version_major {
         2 => (instr[instr.len() - 2], instr[instr.len() - 1]),
@@ -89,47 +197,37 @@ pub(crate) fn nvidia_mma(
             )));
         }
     };
-    check_release_asserts(m, version)?;
+    if release.has_hand_built_mma_layouts() {
+        hand_built_asserts(m, release)?;
+    }
     if m.version_major == 3 && (rank != 2 || instr.len() != 3) {
-        return Err(LayoutError::TritonAssertion {
-            version: version.to_string(),
-            site: "nvidiaMmaTile (LinearLayoutConversions.cpp)".into(),
-            message: "tileShape.size() == rank".into(),
-        });
+        return Err(Failure::at(
+            &SITE,
+            &TILE_RANK,
+            release,
+            format!(
+                "a rank-{rank} tensor with a {}-entry instrShape",
+                instr.len()
+            ),
+        )
+        .into());
     }
     let tile = mma_tile(rank, rank - 2, rank - 1, tile_m, tile_n, 2)?;
     // v2 numbers warps N first (row-major), v3 M first.
-    let warp_order = super::dot_operand::matrix_order(rank, m.version_major != 3);
+    let warp_order = matrix_order(rank, m.version_major != 3);
     let warps = crate::utils::identity_standard_nd(Dim::WARP, &m.warps_per_cta, &warp_order)?;
     let cta = times_in_tile_order(&tile, &warps)?;
-    combine_cta_cga_with_shape(cta, &m.cga, shape, version).map(Conversion::Layout)
+    combine_cta_cga_with_shape(cta, &m.cga, shape, release).map(Conversion::Layout)
 }
 
 /// The shape checks of 3.1's and 3.2's hand-built MMA layouts, which later
 /// releases dropped for the generic tile.
-fn check_release_asserts(m: &NvidiaMma, version: TritonVersion) -> Result<()> {
-    if version > TritonVersion::V3_2 {
-        return Ok(());
-    }
-    // The assert's line in LinearLayoutConversions.cpp: (3.1, 3.2).
-    let fail = |lines: (u32, u32), message: String| {
-        let line = if version == TritonVersion::V3_1 {
-            lines.0
-        } else {
-            lines.1
-        };
-        let function = if m.version_major == 3 {
-            "hopperMmaToLinearLayout"
-        } else {
-            "ampereMmaToLinearLayout"
-        };
-        Err(LayoutError::TritonAssertion {
-            version: version.to_string(),
-            site: format!(
-                "{function} (lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp:{line})"
-            ),
-            message,
-        })
+fn hand_built_asserts(m: &NvidiaMma, release: Release) -> Result<()> {
+    let fail = |check: &Check, explanation: String| -> Result<()> {
+        match check.at(release) {
+            Some(location) => Err(Failure::at(&SITE, location, release, explanation).into()),
+            None => Ok(()),
+        }
     };
     let instr = &m.instr_shape;
     if m.version_major == 2 {
@@ -137,41 +235,36 @@ fn check_release_asserts(m: &NvidiaMma, version: TritonVersion) -> Result<()> {
         return if ok {
             Ok(())
         } else {
-            fail((344, 279), format!("instrShape == [16, 8] (got {instr:?})"))
+            fail(&AMPERE_INSTR, format!("instrShape is {instr:?}"))
         };
     }
     let warps: u64 = m.warps_per_cta.iter().product();
     if m.warps_per_cta.len() != 2 || instr.len() != 3 {
-        return fail((366, 301), "rank == 2".into());
+        return fail(
+            &HOPPER_RANK,
+            format!(
+                "warpsPerCTA has {} entries and instrShape {}",
+                m.warps_per_cta.len(),
+                instr.len()
+            ),
+        );
     }
     if warps % 4 != 0 {
         return fail(
-            (369, 304),
-            format!("product(warpsPerCTA) % 4 == 0 (got {warps})"),
+            &HOPPER_WARPS,
+            format!("{warps} warps are not whole warp groups"),
         );
     }
     let (mm, n, k) = (instr[0], instr[1], instr[2]);
     if mm != 16 {
-        return fail((376, 311), format!("m == 16 (got {mm})"));
+        return fail(&HOPPER_M, format!("instruction M is {mm}"));
     }
-    let n_ok = if version == TritonVersion::V3_1 {
-        matches!(n, 16 | 32 | 64 | 128 | 256)
-    } else {
-        matches!(n, 8 | 16 | 32 | 64 | 128 | 256)
-    };
+    let n_ok = matches!(n, 16 | 32 | 64 | 128 | 256) || (n == 8 && release.hopper_mma_admits_n8());
     if !n_ok {
-        let list = if version == TritonVersion::V3_1 {
-            "16 || n == 32 || n == 64 || n == 128 || n == 256"
-        } else {
-            "8 || n == 16 || n == 32 || n == 64 || n == 128 || n == 256"
-        };
-        return fail((377, 312), format!("n == {list} (got n = {n})"));
+        return fail(&HOPPER_N, format!("instruction N is {n}"));
     }
     if !matches!(k, 8 | 16 | 32) {
-        return fail(
-            (378, 313),
-            format!("k == 8 || k == 16 || k == 32 (got k = {k})"),
-        );
+        return fail(&HOPPER_K, format!("instruction K is {k}"));
     }
     Ok(())
 }

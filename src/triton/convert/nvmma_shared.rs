@@ -5,7 +5,7 @@
 //! 16-byte vectors (`col ^= vec · ((row / perPhase) mod maxPhase)`), tiled
 //! over the tensor with offset repetitions.
 //!
-//! * Newest (`nvmmaSharedToLinearLayout` / `buildNvmmaSharedLinearLayout`
+//! * V3_9 (`nvmmaSharedToLinearLayout` / `buildNvmmaSharedLinearLayout`
 //!   in `LinearLayoutConversions.cpp`) sizes everything by the TMA box
 //!   (`getTMABlockShape`, Tiled mode): the tile is grown to the box collapsed
 //!   to 2-D, reshaped (row-major) to the N-D box, and only then repeated over
@@ -17,29 +17,139 @@
 
 use super::Conversion;
 use super::cga::{combine_cta_cga_with_shape, shape_per_cta};
+use super::common::invalid;
 use crate::dim::Dim;
-use crate::error::{LayoutError, Result};
 use crate::layout::LinearLayout;
 use crate::triton::attr::{NvmmaShared, SwizzledShared, swizzle_phases};
-use crate::triton::version::TritonVersion;
+use crate::triton::error::Result;
+use crate::triton::failure::Failure;
+use crate::triton::release::{Release, Since, Span};
+use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
 use crate::utils;
 
 const NVMMA_KIND: &str = "#ttg.nvmma_shared";
 const LEADING_KIND: &str = "#triton_gpu.shared";
+const LLC: &str = "lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp";
+const ILLEGAL_LAYOUT: &str = "LLVM ERROR: Illegal shared layout";
 
-fn abort(version: TritonVersion, site: &str, message: String) -> LayoutError {
-    LayoutError::TritonAssertion {
-        version: version.to_string(),
-        site: site.into(),
-        message,
-    }
-}
+/// 3.2's leading-offset builder on phases that make no swizzle width.
+static LEADING_PHASES_3_2: Location = Location {
+    releases: Span::only(Release::V3_2),
+    ending: Ending::Assertion,
+    function: "sharedToLinearLayoutLeadingOffset",
+    file: LLC,
+    line: Some(410),
+    message: "Illegal shared encoding -- UNREACHABLE executed at LinearLayoutConversions.cpp:410!",
+};
+/// The leading-offset builder (3.2, and 3.3 for every NVMMA buffer) on a
+/// tensor smaller than its tile, or a `vec` that is not 16 bytes.
+static LEADING_ILLEGAL: Location = Location {
+    releases: Span::until(Release::V3_2, Release::V3_4),
+    ending: Ending::FatalError,
+    function: "sharedToLinearLayoutLeadingOffset",
+    file: LLC,
+    line: None,
+    message: ILLEGAL_LAYOUT,
+};
+/// 3.3's unswizzled NVMMA buffer: a tile 0 columns wide whose column loop
+/// never ends.
+static UNSWIZZLED_OOM_3_3: Location = Location {
+    releases: Span::only(Release::V3_3),
+    ending: Ending::Crash,
+    function: "sharedToLinearLayoutLeadingOffset",
+    file: LLC,
+    line: None,
+    message: "terminate called after throwing an instance of 'std::bad_alloc'",
+};
+/// 3.4's TMA box check.
+static TMA_BOX_3_4: Location = Location {
+    releases: Span::only(Release::V3_4),
+    ending: Ending::Assertion,
+    function: "getTMABlockShape",
+    file: "lib/Dialect/TritonNvidiaGPU/Transforms/TMAUtilities.cpp",
+    line: Some(130),
+    message: "Assertion `blockShape[contigDim] >= contigDimSize' failed.",
+};
+/// 3.5 to 3.7's TMA box check.
+static TMA_BOX_3_7: Location = Location {
+    releases: Span::only(Release::V3_7),
+    ending: Ending::FatalError,
+    function: "getTMABlockShape",
+    file: "lib/Dialect/TritonNvidiaGPU/Transforms/TMAUtilities.cpp",
+    line: None,
+    message: "LLVM ERROR: Block shape is too small for the swizzle byte size in NVMMA Shared Layout.",
+};
+/// The TMA box check from 3.8.
+static TMA_BOX: Location = Location {
+    releases: Span::since(Release::V3_8),
+    ending: Ending::FatalError,
+    function: "getTMABlockShape",
+    file: "lib/Dialect/TritonGPU/IR/Dialect.cpp",
+    line: None,
+    message: "LLVM ERROR: getTMABlockShape failed: invalid block shape for TMA operation.",
+};
+/// The NVMMA builder from 3.4 on a box it cannot tile.
+static NVMMA_ILLEGAL: Location = Location {
+    releases: Span::since(Release::V3_4),
+    ending: Ending::FatalError,
+    function: "buildNvmmaSharedLinearLayout",
+    file: LLC,
+    line: None,
+    message: ILLEGAL_LAYOUT,
+};
+/// The NVMMA builder from 3.4 on a swizzled rank-1 buffer.
+static NVMMA_RANK: Location = Location {
+    releases: Span::since(Release::V3_4),
+    ending: Ending::Assertion,
+    function: "buildNvmmaSharedLinearLayout",
+    file: LLC,
+    line: None,
+    message: "Assertion `rank >= 2' failed.",
+};
 
-fn invalid(kind: &str, message: String) -> LayoutError {
-    LayoutError::InvalidAttribute {
-        kind: kind.into(),
-        message,
-    }
+/// The site: building a wgmma / TMA (NVMMA, leading-offset) shared layout.
+pub(crate) static SITE: Site = Site {
+    id: "nvmma_shared",
+    kind: SiteKind::Bug,
+    title: "an NVMMA (wgmma / TMA) shared buffer smaller than one swizzle tile, or unswizzled in 3.3",
+    locations: &[
+        &LEADING_PHASES_3_2,
+        &LEADING_ILLEGAL,
+        &UNSWIZZLED_OOM_3_3,
+        &TMA_BOX_3_4,
+        &TMA_BOX_3_7,
+        &TMA_BOX,
+        &NVMMA_ILLEGAL,
+        &NVMMA_RANK,
+    ],
+    changes: &[
+        Change {
+            release: Release::V3_4,
+            pr: None,
+            what: "NVMMA buffers are built by buildNvmmaSharedLinearLayout from the TMA box; an unswizzled one no longer runs out of memory",
+        },
+        Change {
+            release: Release::V3_7,
+            pr: None,
+            what: "the TMA box check is a fatal error instead of an assertion",
+        },
+    ],
+    workaround: "a tensor at least one swizzle tile (8 rows by the swizzle's width in bytes) in size, or a narrower swizzle",
+};
+
+/// Where the TMA box check fails, per release.
+const TMA_BOX_CHECK: Since<&'static Location> = Since(&[
+    (Release::V3_4, &TMA_BOX_3_4),
+    (Release::V3_7, &TMA_BOX_3_7),
+    (Release::V3_8, &TMA_BOX),
+]);
+
+fn fail(
+    location: &'static Location,
+    release: Release,
+    explanation: String,
+) -> crate::triton::error::ConvertError {
+    Failure::at(&SITE, location, release, explanation).into()
 }
 
 /// The standard dims paired with `sizes`, in the order `dims` lists them.
@@ -48,10 +158,10 @@ fn pairs(dims: &[usize], sizes: &[u64]) -> Vec<(Dim, u64)> {
 }
 
 // ---------------------------------------------------------------------------
-// Newest: #ttg.nvmma_shared
+// V3_9: #ttg.nvmma_shared
 // ---------------------------------------------------------------------------
 
-/// Newest `NVMMASharedEncodingAttr::get{Vec,PerPhase,MaxPhase}`: all 1 when
+/// V3_9 `NVMMASharedEncodingAttr::get{Vec,PerPhase,MaxPhase}`: all 1 when
 /// the layout is not swizzled.
 fn swizzle_params(n: &NvmmaShared) -> (u64, u64, u64) {
     let swizzle = n.swizzling_byte_width;
@@ -66,33 +176,16 @@ fn swizzle_params(n: &NvmmaShared) -> (u64, u64, u64) {
 /// contiguous dim (the last, or dim 0 when transposed) becomes exactly the
 /// swizzle width in elements. fp4-padded tensors are measured in padded
 /// elements (twice the packed count) and converted back at the end.
-fn tma_block_shape(
-    n: &NvmmaShared,
-    shape_per_cta: &[u64],
-    version: TritonVersion,
-) -> Result<Vec<u64>> {
+fn tma_block_shape(n: &NvmmaShared, shape_per_cta: &[u64], version: Release) -> Result<Vec<u64>> {
     if let Some(short) = swizzle_row_shortfall(n, shape_per_cta) {
         // 3.4 has a bare assert in TMAUtilities.cpp; later releases a
-        // diagnosed failure in Dialect.cpp, made fatal here.
-        let (site, message) = if version <= TritonVersion::V3_4 {
-            (
-                "getTMABlockShape (lib/Dialect/TritonNvidiaGPU/Transforms/TMAUtilities.cpp:130)",
-                format!(
-                    "Assertion `blockShape[contigDim] >= contigDimSize' failed (got {} along dim {}, \
-                     the {}-byte swizzle needs {})",
-                    short.got, short.contig, n.swizzling_byte_width, short.need
-                ),
-            )
-        } else {
-            (
-                "getTMABlockShape (Dialect.cpp)",
-                format!(
-                    "getTMABlockShape failed: invalid block shape for TMA operation. ({})",
-                    short.newest_message(n)
-                ),
-            )
-        };
-        return Err(abort(version, site, message));
+        // diagnosed failure made fatal.
+        let explanation = format!(
+            "the box holds {} elements along its contiguous dim {}; the {}-byte swizzle needs {}",
+            short.got, short.contig, n.swizzling_byte_width, short.need
+        );
+        let location = TMA_BOX_CHECK.at(version).copied().unwrap_or(&TMA_BOX_3_4);
+        return Err(fail(location, version, explanation));
     }
     let mut block = shape_per_cta.to_vec();
     let contig = if n.transposed { 0 } else { block.len() - 1 };
@@ -152,7 +245,7 @@ fn swizzle_row_shortfall(n: &NvmmaShared, block: &[u64]) -> Option<Shortfall> {
     (got < need).then_some(Shortfall { contig, got, need })
 }
 
-/// Newest `MemDescType::verify` for an NVMMA buffer of `alloc_shape`
+/// V3_9 `MemDescType::verify` for an NVMMA buffer of `alloc_shape`
 /// (`Types.cpp`, after 3.6): the box of the last `rank` dims per CTA must
 /// pass [`swizzle_row_shortfall`]. The verifier runs whenever the type is
 /// parsed or built, so it rejects such a buffer before any lowering reaches
@@ -186,10 +279,10 @@ fn core_matrix(n: &NvmmaShared) -> Result<LinearLayout> {
         bases.push(vec![row, pack(vec * ((row / per_phase) % max_phase))]);
         row *= 2;
     }
-    LinearLayout::from_bases(
+    Ok(LinearLayout::from_bases(
         &[(Dim::OFFSET, bases)],
         &[Dim::standard(0), Dim::standard(1)],
-    )
+    )?)
 }
 
 /// Triton 3.3 on an unswizzled `#ttg.nvmma_shared` of rank 2 or more: it
@@ -208,22 +301,32 @@ fn core_matrix(n: &NvmmaShared) -> Result<LinearLayout> {
 ///
 /// `order` is the leading-offset order 3.3 gives the buffer (rank 2 or
 /// more): columns along `order[0]`, rows along `order[1]`.
-fn unswizzled_leading_offset_3_3(shape: &[u64], order: &[usize]) -> LayoutError {
-    const SITE: &str = "sharedToLinearLayoutLeadingOffset (LinearLayoutConversions.cpp)";
+fn unswizzled_leading_offset_3_3(
+    shape: &[u64],
+    order: &[usize],
+    release: Release,
+) -> crate::triton::error::ConvertError {
     let (col_dim, row_dim) = (order[0], order[1]);
-    let message = if shape[row_dim] < 8 {
-        format!(
-            "Illegal shared layout; expected shape to be at least [8, 0], shape: [{}, {}] \
-             (an unswizzled NVMMA tile is 0 columns wide in 3.3)",
-            shape[row_dim], shape[col_dim]
+    if shape[row_dim] < 8 {
+        fail(
+            &LEADING_ILLEGAL,
+            release,
+            format!(
+                "expected shape to be at least [8, 0], shape: [{}, {}] (an unswizzled NVMMA tile is 0 \
+                 columns wide in 3.3)",
+                shape[row_dim], shape[col_dim]
+            ),
         )
     } else {
-        "std::bad_alloc (out of memory: an unswizzled NVMMA tile is 0 columns wide, and the \
-         column loop's bound Log2_32(0) wraps to 2^32 - 1, so it pushes bases until allocation \
-         fails; with no limit on its memory the process is killed by the kernel instead)"
-            .to_string()
-    };
-    abort(TritonVersion::V3_3, SITE, message)
+        fail(
+            &UNSWIZZLED_OOM_3_3,
+            release,
+            "an unswizzled NVMMA tile is 0 columns wide, and the column loop's bound Log2_32(0) wraps \
+             to 2^32 - 1, so it pushes bases until allocation fails; with no limit on its memory the \
+             process is killed by the kernel instead"
+                .into(),
+        )
+    }
 }
 
 /// `[rank-1, 0, 1, …, rank-2]`: the permutation `transposeLinearLayout` gets
@@ -244,12 +347,7 @@ fn transposed_order(rank: usize) -> Vec<usize> {
 /// `transposed` when there is no swizzle. 3.3 builds its leading-offset
 /// layout instead, which never returns for swizzle 0
 /// ([`unswizzled_leading_offset_3_3`]).
-pub(crate) fn nvmma_shared(
-    n: &NvmmaShared,
-    shape: &[u64],
-    version: TritonVersion,
-) -> Result<Conversion> {
-    const SITE: &str = "buildNvmmaSharedLinearLayout (LinearLayoutConversions.cpp)";
+pub(crate) fn nvmma_shared(n: &NvmmaShared, shape: &[u64], version: Release) -> Result<Conversion> {
     let rank = shape.len();
     // 3.3 still builds the 3.2 leading-offset layout, keyed on the swizzle,
     // with the columns along `order[0]` and the rows along `order[1]`.
@@ -258,10 +356,11 @@ pub(crate) fn nvmma_shared(
         order.swap(0, 1);
     }
     // (Padding for fp4 only changes the column bases, which never come.)
-    if version == TritonVersion::V3_3 && n.swizzling_byte_width == 0 && rank >= 2 {
-        return Err(unswizzled_leading_offset_3_3(shape, &order));
+    let leading_offset = version.builds_nvmma_by_leading_offset();
+    if leading_offset && n.swizzling_byte_width == 0 && rank >= 2 {
+        return Err(unswizzled_leading_offset_3_3(shape, &order, version));
     }
-    if version == TritonVersion::V3_3 && n.swizzling_byte_width > 0 && !n.fp4_padded && rank >= 2 {
+    if leading_offset && n.swizzling_byte_width > 0 && !n.fp4_padded && rank >= 2 {
         // Other widths fail the attribute's verifier before this.
         let (per_phase, max_phase) = swizzle_phases(n.swizzling_byte_width).unwrap_or((1, 8));
         let legacy = SwizzledShared {
@@ -275,18 +374,15 @@ pub(crate) fn nvmma_shared(
         return leading_offset_shared(&legacy, shape, version, Some(n.element_bit_width));
     }
     if rank == 0 {
-        return Err(invalid(NVMMA_KIND, "a shape needs at least one dim".into()));
+        return Err(invalid(NVMMA_KIND, "a shape needs at least one dim"));
     }
     if n.element_bit_width == 0 {
-        return Err(invalid(
-            NVMMA_KIND,
-            "elementBitWidth must be non-zero".into(),
-        ));
+        return Err(invalid(NVMMA_KIND, "elementBitWidth must be non-zero"));
     }
     if ![0, 32, 64, 128].contains(&n.swizzling_byte_width) {
         return Err(invalid(
             NVMMA_KIND,
-            "swizzlingByteWidth must be 0, 32, 64, or 128".into(),
+            "swizzlingByteWidth must be 0, 32, 64, or 128",
         ));
     }
     let per_cta = shape_per_cta(&n.cga, shape)?;
@@ -294,12 +390,10 @@ pub(crate) fn nvmma_shared(
     // `buildNvmmaSharedLinearLayout` fails on a box that is not a power of
     // two (odd element widths), and the caller turns that into a fatal error.
     if let Some(&bad) = tma.iter().find(|&&s| !s.is_power_of_two()) {
-        return Err(abort(
+        return Err(fail(
+            &NVMMA_ILLEGAL,
             version,
-            SITE,
-            format!(
-                "Illegal shared layout (the TMA block shape {tma:?} has a size {bad} that is not a power of two)"
-            ),
+            format!("the TMA block shape {tma:?} has a size {bad} that is not a power of two"),
         ));
     }
     let all_dims: Vec<usize> = (0..rank).collect();
@@ -318,8 +412,7 @@ pub(crate) fn nvmma_shared(
         // 3.4 to 3.7 ignore `transposed` here (upstream e4264c126 changed
         // that for 3.8). 3.3 never gets here for rank 2 and up
         // (`unswizzled_leading_offset_3_3`).
-        let transposed =
-            n.transposed && !(TritonVersion::V3_4..=TritonVersion::V3_7).contains(&version);
+        let transposed = n.transposed && version.transposes_unswizzled_nvmma();
         let mut box_shape = tma.clone();
         if transposed {
             box_shape.rotate_left(1);
@@ -339,11 +432,10 @@ pub(crate) fn nvmma_shared(
         return combine_cta_cga_with_shape(layout, &n.cga, shape, version).map(Conversion::Layout);
     }
     if rank < 2 {
-        return Err(abort(
+        return Err(fail(
+            &NVMMA_RANK,
             version,
-            SITE,
-            "Assertion `rank >= 2' failed (a swizzled nvmma_shared layout needs at least 2 dims)"
-                .into(),
+            "a swizzled nvmma_shared layout needs at least 2 dims".into(),
         ));
     }
 
@@ -360,12 +452,12 @@ pub(crate) fn nvmma_shared(
     let tile_cols = tile.out_dim_size(Dim::standard(1))?;
     let packing = if n.fp4_padded { 2 } else { 1 };
     if collapsed[1] * packing < tile_cols || collapsed[0] < tile_rows {
-        return Err(abort(
+        return Err(fail(
+            &NVMMA_ILLEGAL,
             version,
-            SITE,
             format!(
-                "Illegal shared layout (expected collapsed shapePerCTA to be at least [{tile_rows}, {}], \
-                 collapsedTmaShape: [{}, {}])",
+                "expected collapsed shapePerCTA to be at least [{tile_rows}, {}], collapsedTmaShape: \
+                 [{}, {}]",
                 tile_cols / packing,
                 collapsed[0],
                 collapsed[1]
@@ -388,11 +480,11 @@ pub(crate) fn nvmma_shared(
     }
     let box_total: u128 = box_shape.iter().map(|&s| s as u128).product();
     if layout.total_out_dim_size() != box_total {
-        return Err(abort(
+        return Err(fail(
+            &NVMMA_ILLEGAL,
             version,
-            SITE,
             format!(
-                "Illegal shared layout (the core-matrix tiling covers {} elements, the TMA box {box_total})",
+                "the core-matrix tiling covers {} elements, the TMA box {box_total}",
                 layout.total_out_dim_size()
             ),
         ));
@@ -435,30 +527,25 @@ pub(crate) fn nvmma_shared(
 pub(crate) fn leading_offset_shared(
     s: &SwizzledShared,
     shape: &[u64],
-    version: TritonVersion,
+    version: Release,
     elem_bits: Option<u64>,
 ) -> Result<Conversion> {
-    const SITE: &str = "sharedToLinearLayoutLeadingOffset (LinearLayoutConversions.cpp)";
     let Some(bits) = elem_bits else {
         return Err(invalid(
             LEADING_KIND,
             "a shared layout with hasLeadingOffset = true needs the element bit width \
-             (toLinearLayout's elemBitWidth): give the tensor's element type"
-                .into(),
+             (toLinearLayout's elemBitWidth): give the tensor's element type",
         ));
     };
     if bits == 0 {
         return Err(invalid(
             LEADING_KIND,
-            "the element bit width must be non-zero".into(),
+            "the element bit width must be non-zero",
         ));
     }
     let rank = shape.len();
     if rank == 0 {
-        return Err(invalid(
-            LEADING_KIND,
-            "a shape needs at least one dim".into(),
-        ));
+        return Err(invalid(LEADING_KIND, "a shape needs at least one dim"));
     }
     if s.order.len() != rank {
         return Err(invalid(
@@ -473,12 +560,12 @@ pub(crate) fn leading_offset_shared(
     let Some(tile_width_bytes) = s.swizzle_bytes() else {
         // Only 3.2 spells such a layout (3.3 and later derive the phases
         // from a swizzle width); its `llvm_unreachable` names the line.
-        return Err(abort(
+        return Err(fail(
+            &LEADING_PHASES_3_2,
             version,
-            "sharedToLinearLayoutLeadingOffset (LinearLayoutConversions.cpp:410)",
             format!(
-                "Illegal shared encoding.  If hasLeadingOffset is true, then (perPhase, maxPhase) must be \
-                 either (4,2), (2,4), or (1,8), but they are ({},{})",
+                "If hasLeadingOffset is true, then (perPhase, maxPhase) must be either (4,2), (2,4), or \
+                 (1,8), but they are ({},{})",
                 s.per_phase, s.max_phase
             ),
         ));
@@ -489,25 +576,22 @@ pub(crate) fn leading_offset_shared(
     if shape[col_dim] < tile_cols || shape[row_dim] < tile_rows {
         // PR #4731 (for issue #4727) made this a fatal error instead of an
         // assertion deep inside the layout algebra.
-        return Err(abort(
+        return Err(fail(
+            &LEADING_ILLEGAL,
             version,
-            SITE,
             format!(
-                "Illegal shared layout; expected shape to be at least [{tile_rows}, {tile_cols}], shape: [{}, {}] \
-                 (the fatal error PR #4731 added for issue #4727)",
+                "expected shape to be at least [{tile_rows}, {tile_cols}], shape: [{}, {}] (the fatal \
+                 error PR #4731 added for issue #4727)",
                 shape[row_dim], shape[col_dim]
             ),
         ));
     }
     let vec = 128 / bits;
     if vec != s.vec {
-        return Err(abort(
+        return Err(fail(
+            &LEADING_ILLEGAL,
             version,
-            SITE,
-            format!(
-                "Illegal shared layout; expected `vec` to be {vec}, but it is {}",
-                s.vec
-            ),
+            format!("expected `vec` to be {vec}, but it is {}", s.vec),
         ));
     }
     // Triton counts the bits with a floored log2.
@@ -574,7 +658,7 @@ mod tests {
         bases.iter().map(|b| b.to_vec()).collect()
     }
 
-    const NEWEST: TritonVersion = TritonVersion::Newest;
+    const NEWEST: Release = Release::V3_9;
 
     #[test]
     fn e8_newest_16_bit_on_16x64() {
@@ -648,7 +732,7 @@ mod tests {
             cga: Some(Cga::Bases(vec![vec![1, 1], vec![1, 0], vec![2, 0]])),
             ..nvmma(32, true, 64)
         };
-        let l = nvmma_shared(&n, &[32, 16], TritonVersion::V3_7)
+        let l = nvmma_shared(&n, &[32, 16], Release::V3_7)
             .unwrap()
             .layout()
             .expect("a layout");
@@ -659,9 +743,7 @@ mod tests {
         assert_eq!(bases[1], (Dim::BLOCK, want_block));
         // 3.8 refuses such a CGA in its verifier.
         let attr = crate::triton::attr::Attr::NvmmaShared(n);
-        assert!(
-            crate::triton::to_linear_layout(&attr, &[32, 16], TritonVersion::V3_8, None).is_err()
-        );
+        assert!(crate::triton::to_linear_layout(&attr, &[32, 16], Release::V3_8, None).is_err());
     }
 
     #[test]
@@ -669,9 +751,9 @@ mod tests {
         // Rows are dim 0 (the last but one dim with a batch), or dim 1 when
         // transposed: fewer than 8 is the fatal error, more runs out of
         // memory. 3.4 builds a layout for every one of them.
-        let fails = |shape: &[u64], transposed: bool| -> String {
-            match nvmma_shared(&nvmma(0, transposed, 16), shape, TritonVersion::V3_3) {
-                Err(LayoutError::TritonAssertion { message, .. }) => message,
+        let fails = |shape: &[u64], transposed: bool| -> Failure {
+            match nvmma_shared(&nvmma(0, transposed, 16), shape, Release::V3_3) {
+                Err(crate::triton::ConvertError::Triton(f)) => *f,
                 other => panic!("{shape:?} transposed {transposed}: {other:?}"),
             }
         };
@@ -683,17 +765,17 @@ mod tests {
             (&[2, 4, 64], false, true),
             (&[64, 8, 4], false, false),
         ] {
-            let message = fails(shape, transposed);
-            let want = if fatal {
-                "Illegal shared layout"
+            let failure = fails(shape, transposed);
+            let (want, ending) = if fatal {
+                ("Illegal shared layout", Ending::FatalError)
             } else {
-                "std::bad_alloc"
+                ("std::bad_alloc", Ending::Crash)
             };
             assert!(
-                message.starts_with(want),
-                "{shape:?} {transposed}: {message}"
+                failure.triton_message.contains(want) && failure.ending() == ending,
+                "{shape:?} {transposed}: {failure}"
             );
-            let newer = nvmma_shared(&nvmma(0, transposed, 16), shape, TritonVersion::V3_4);
+            let newer = nvmma_shared(&nvmma(0, transposed, 16), shape, Release::V3_4);
             assert!(newer.is_ok(), "{shape:?} {transposed}: {newer:?}");
         }
     }
@@ -708,24 +790,16 @@ mod tests {
                 for rows in [8u64, 16, 64, 256] {
                     for cols in [tile_cols, 2 * tile_cols, 4 * tile_cols] {
                         let old = leading(vec, per_phase, max_phase, &[1, 0]);
-                        let a = leading_offset_shared(
-                            &old,
-                            &[rows, cols],
-                            TritonVersion::V3_2,
-                            Some(bits),
-                        )
-                        .unwrap();
+                        let a =
+                            leading_offset_shared(&old, &[rows, cols], Release::V3_2, Some(bits))
+                                .unwrap();
                         let b = nvmma_shared(&nvmma(swizzle, false, bits), &[rows, cols], NEWEST)
                             .unwrap();
                         assert_eq!(a, b, "{swizzle} B, {bits} bits, [{rows}, {cols}]");
                         let old_t = leading(vec, per_phase, max_phase, &[0, 1]);
-                        let a = leading_offset_shared(
-                            &old_t,
-                            &[cols, rows],
-                            TritonVersion::V3_2,
-                            Some(bits),
-                        )
-                        .unwrap();
+                        let a =
+                            leading_offset_shared(&old_t, &[cols, rows], Release::V3_2, Some(bits))
+                                .unwrap();
                         let b = nvmma_shared(&nvmma(swizzle, true, bits), &[cols, rows], NEWEST)
                             .unwrap();
                         assert_eq!(
@@ -740,12 +814,10 @@ mod tests {
 
     #[test]
     fn leading_offset_and_newest_differ_past_256_rows_when_transposed() {
-        // Newest caps the TMA box at 256 rows and then repeats it along
+        // V3_9 caps the TMA box at 256 rows and then repeats it along
         // dim 0 (the contiguous dim) before dim 1; 3.2 repeats rows first.
         let old = leading(8, 1, 8, &[0, 1]);
-        let a = offsets(
-            leading_offset_shared(&old, &[128, 512], TritonVersion::V3_2, Some(16)).unwrap(),
-        );
+        let a = offsets(leading_offset_shared(&old, &[128, 512], Release::V3_2, Some(16)).unwrap());
         let b = offsets(nvmma_shared(&nvmma(128, true, 16), &[128, 512], NEWEST).unwrap());
         assert_eq!(&a[..14], &b[..14]);
         assert_eq!(&a[14..], &v(&[[0, 256], [64, 0]])[..]);
@@ -797,7 +869,7 @@ mod tests {
             leading_offset_shared(
                 &leading(8, 1, 8, &[1, 0]),
                 &[16, 64],
-                TritonVersion::V3_2,
+                Release::V3_2,
                 Some(16),
             )
             .unwrap(),
@@ -819,7 +891,7 @@ mod tests {
             leading_offset_shared(
                 &leading(8, 1, 8, &[0, 1]),
                 &[64, 16],
-                TritonVersion::V3_2,
+                Release::V3_2,
                 Some(16),
             )
             .unwrap(),
@@ -831,16 +903,16 @@ mod tests {
     fn leading_offset_refusals() {
         let s = leading(8, 1, 8, &[1, 0]);
         // No element width.
-        assert!(leading_offset_shared(&s, &[16, 64], TritonVersion::V3_2, None).is_err());
+        assert!(leading_offset_shared(&s, &[16, 64], Release::V3_2, None).is_err());
         // Issue #4727: fewer than 8 rows, or fewer columns than the tile.
-        assert!(leading_offset_shared(&s, &[4, 64], TritonVersion::V3_2, Some(16)).is_err());
-        assert!(leading_offset_shared(&s, &[16, 32], TritonVersion::V3_2, Some(16)).is_err());
+        assert!(leading_offset_shared(&s, &[4, 64], Release::V3_2, Some(16)).is_err());
+        assert!(leading_offset_shared(&s, &[16, 32], Release::V3_2, Some(16)).is_err());
         // Wrong vec, wrong phases.
         assert!(
             leading_offset_shared(
                 &leading(4, 1, 8, &[1, 0]),
                 &[16, 64],
-                TritonVersion::V3_2,
+                Release::V3_2,
                 Some(16)
             )
             .is_err()
@@ -849,7 +921,7 @@ mod tests {
             leading_offset_shared(
                 &leading(8, 1, 4, &[1, 0]),
                 &[16, 64],
-                TritonVersion::V3_2,
+                Release::V3_2,
                 Some(16)
             )
             .is_err()
@@ -857,7 +929,7 @@ mod tests {
         // Rank 1 is an identity whatever the parameters.
         let one = leading(1, 1, 1, &[0]);
         assert_eq!(
-            offsets(leading_offset_shared(&one, &[8], TritonVersion::V3_2, Some(16)).unwrap()),
+            offsets(leading_offset_shared(&one, &[8], Release::V3_2, Some(16)).unwrap()),
             vec![vec![1], vec![2], vec![4]]
         );
     }

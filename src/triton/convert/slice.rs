@@ -3,20 +3,20 @@
 
 use super::{Conversion, convert};
 use crate::dim::Dim;
-use crate::error::Result;
 use crate::triton::attr::Slice;
-use crate::triton::version::TritonVersion;
+use crate::triton::error::Result;
+use crate::triton::release::Release;
 use crate::utils::remove_standard_dim;
 
-/// Newest: remove the dim, then drop register bases that became zero (lanes
+/// V3_9: remove the dim, then drop register bases that became zero (lanes
 /// and warps along the sliced dim stay as zero bases, i.e. broadcast).
 pub(crate) fn slice(
     s: &Slice,
     shape: &[u64],
-    version: TritonVersion,
+    version: Release,
     elem_bits: Option<u64>,
 ) -> Result<Conversion> {
-    if version <= TritonVersion::V3_2
+    if version.has_hand_built_mma_layouts()
         && matches!(s.parent.as_ref(), crate::triton::attr::Attr::DotOperand(_))
     {
         return Ok(Conversion::NoLayout(format!(
@@ -34,7 +34,7 @@ pub(crate) fn slice(
         }
     };
     let mut l = remove_standard_dim(&parent, s.dim)?.remove_zero_bases_along_dim(Dim::REGISTER)?;
-    if version <= TritonVersion::V3_2 {
+    if version.has_legacy_elems_per_thread() {
         l = pad_registers_3_2(l, s, shape)?;
     }
     Ok(Conversion::Layout(l))
@@ -57,10 +57,10 @@ fn pad_registers_3_2(
         return Ok(l);
     }
     let ratio = want / have;
-    l.product(&crate::LinearLayout::zeros_1d(
+    Ok(l.product(&crate::LinearLayout::zeros_1d(
         ratio,
         Dim::REGISTER,
         Dim::standard(0),
         1,
-    )?)
+    )?)?)
 }

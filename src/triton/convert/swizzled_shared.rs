@@ -4,15 +4,15 @@
 use super::Conversion;
 use super::cga::{combine_cta_cga_with_shape, shape_per_cta};
 use crate::dim::Dim;
-use crate::error::Result;
 use crate::layout::LinearLayout;
 use crate::triton::attr::SwizzledShared;
-use crate::triton::version::TritonVersion;
+use crate::triton::error::Result;
+use crate::triton::release::Release;
 
 pub(crate) fn swizzled_shared(
     s: &SwizzledShared,
     shape: &[u64],
-    version: TritonVersion,
+    version: Release,
     elem_bits: Option<u64>,
 ) -> Result<Conversion> {
     if s.has_leading_offset == Some(true) {
@@ -28,7 +28,7 @@ pub(crate) fn swizzled_shared(
         return combine_cta_cga_with_shape(cta, &s.cga, shape, version).map(Conversion::Layout);
     }
     // Up to 3.3 the swizzle is sized by the whole shape, later per CTA.
-    let sizes = if version <= TritonVersion::V3_3 {
+    let sizes = if !version.sizes_swizzle_per_cta() {
         shape.to_vec()
     } else {
         shape_per_cta(&s.cga, shape)?

@@ -1,14 +1,69 @@
-//! The checks a release's attribute verifier (and parser) makes.
+//! The checks a release's attribute verifier (and parser) makes. A
+//! malformed attribute is [`ConvertError::InvalidAttribute`]; two checks
+//! stop the process instead ([`SITE`]).
 
-use crate::error::{LayoutError, Result};
+use crate::error::LayoutError;
 use crate::triton::attr::*;
-use crate::triton::version::TritonVersion;
+use crate::triton::error::ConvertError;
+use crate::triton::error::Result;
+use crate::triton::failure::Failure;
+use crate::triton::release::{Release, Span};
+use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
 
-fn invalid(kind: &str, message: impl Into<String>) -> LayoutError {
-    LayoutError::InvalidAttribute {
-        kind: format!("#ttg.{kind}"),
-        message: message.into(),
-    }
+fn invalid(kind: &str, message: impl Into<String>) -> ConvertError {
+    super::common::invalid(&format!("#ttg.{kind}"), message)
+}
+
+/// Up to 3.7 the CGA bases are built into a `LinearLayout` whose
+/// constructor stops the process when they are not surjective.
+static CGA_SURJECTIVE: Location = Location {
+    releases: Span::until(Release::V3_2, Release::V3_8),
+    ending: Ending::FatalError,
+    function: "LinearLayout::LinearLayout (from parseCGAAttr)",
+    file: "lib/Tools/LinearLayout.cpp",
+    line: None,
+    message: "LLVM ERROR: Layout is expected to be surjective, i.e. every `out` coordinate can be reached by some `in` coordinate, but was not:",
+};
+
+/// 3.5 to 3.7 wrap every distributed layout's linear layout as a linear
+/// encoding, whose verifier then runs ([`super::to_linear_layout`]).
+pub(super) static LINEAR_ENCODING: Location = Location {
+    releases: Span::only(Release::V3_7),
+    ending: Ending::Assertion,
+    function: "LinearEncodingAttr::verify (from toLinearEncoding)",
+    file: "lib/Dialect/TritonGPU/IR/Dialect.cpp",
+    line: None,
+    message: "",
+};
+
+/// The site: attribute checks that stop the process.
+pub(crate) static SITE: Site = Site {
+    id: "verify",
+    kind: SiteKind::Bug,
+    title: "a CGA layout that is no bijection, caught where the release builds it instead of by a verifier",
+    locations: &[&CGA_SURJECTIVE, &LINEAR_ENCODING],
+    changes: &[Change {
+        release: Release::V3_8,
+        pr: None,
+        what: "the CGA verifier requires a permutation matrix, a diagnosed error",
+    }],
+    workaround: "a CGALayout whose nonzero bases are distinct single bits",
+};
+
+/// The wrapped-encoding failure of 3.5 to 3.7, with the verifier's words.
+pub(super) fn linear_encoding_failure(release: Release, verifier: ConvertError) -> ConvertError {
+    let message = match verifier {
+        ConvertError::InvalidAttribute { message, .. } => message,
+        other => other.to_string(),
+    };
+    Failure::at(
+        &SITE,
+        &LINEAR_ENCODING,
+        release,
+        "the layout, wrapped as a linear encoding, fails its verifier",
+    )
+    .with_message(message)
+    .into()
 }
 
 fn is_permutation(order: &[usize]) -> bool {
@@ -32,15 +87,15 @@ fn check_order(kind: &str, order: &[usize]) -> Result<()> {
 /// Up to 3.7 the parser builds the CGA bases into a layout whose out-dim
 /// sizes it infers, which must be surjective (`LinearLayout`'s constructor
 /// stops the process otherwise).
-fn cga_bases_surjective(cga: &Option<Cga>, rank: usize, version: TritonVersion) -> Result<()> {
+fn cga_bases_surjective(cga: &Option<Cga>, rank: usize, version: Release) -> Result<()> {
     match super::cga::cga_layout(cga, rank) {
-        Err(LayoutError::NotSurjective { .. }) => Err(LayoutError::TritonAssertion {
-            version: version.to_string(),
-            site: "parseCGAAttr (lib/Dialect/TritonGPU/IR/Dialect.cpp)".into(),
-            message: "Layout is expected to be surjective: the CGALayout bases do not cover the \
-                      out-dim sizes they imply"
-                .into(),
-        }),
+        Err(ConvertError::Layout(LayoutError::NotSurjective { .. })) => Err(Failure::at(
+            &SITE,
+            &CGA_SURJECTIVE,
+            version,
+            "the CGALayout bases do not cover the out-dim sizes they imply",
+        )
+        .into()),
         Err(e) => Err(e),
         Ok(_) => Ok(()),
     }
@@ -51,7 +106,7 @@ fn cga_bases_surjective(cga: &Option<Cga>, rank: usize, version: TritonVersion) 
 /// dim's bits are 1, 2, 4, … up to its size (in any order). 3.7's
 /// `CGAEncodingAttr::verify` checks only the dim names (the 3.7.1 wheel's
 /// Gluon builds `[[1, 1], [1, 0], [2, 0]]`).
-fn check_cga(kind: &str, cga: &Option<Cga>, rank: usize, version: TritonVersion) -> Result<()> {
+fn check_cga(kind: &str, cga: &Option<Cga>, rank: usize, version: Release) -> Result<()> {
     match cga {
         Some(Cga::Bases(bases)) => {
             let bad = || {
@@ -69,7 +124,7 @@ fn check_cga(kind: &str, cga: &Option<Cga>, rank: usize, version: TritonVersion)
                     ));
                 }
             }
-            if version < TritonVersion::V3_8 {
+            if !version.verifies_cga_as_permutation() {
                 return cga_bases_surjective(cga, rank, version);
             }
             for b in bases {
@@ -154,8 +209,8 @@ fn moves_one_dim(basis: &[u64]) -> bool {
 /// dropped, from 3.8.0 (no release before has that check); up to 3.7 each
 /// basis moves in at most one dim, and from 3.6 the nonzero bases must make
 /// a bijection.
-pub(crate) fn verify_linear(l: &Linear, version: TritonVersion) -> Result<()> {
-    if version >= TritonVersion::V3_8 {
+pub(crate) fn verify_linear(l: &Linear, version: Release) -> Result<()> {
+    if version.verifies_linear_as_permutation() {
         if !is_permutation_matrix(&l.bases) {
             return Err(invalid(
                 "linear",
@@ -175,7 +230,7 @@ pub(crate) fn verify_linear(l: &Linear, version: TritonVersion) -> Result<()> {
         ));
     }
     // From 3.6 (read here as 3.7).
-    if version >= TritonVersion::V3_7 && !bijective_without_zero_bases(&l.bases) {
+    if version.verifies_linear_bijection() && !bijective_without_zero_bases(&l.bases) {
         return Err(invalid(
             "linear",
             "After removing the zero bases the layout must be bijective",
@@ -186,8 +241,8 @@ pub(crate) fn verify_linear(l: &Linear, version: TritonVersion) -> Result<()> {
 
 /// `#ttg.generic_linear`'s verifier; the attribute exists from 3.8
 /// (upstream #9765).
-fn verify_generic_linear(l: &Linear, version: TritonVersion) -> Result<()> {
-    if version < TritonVersion::V3_8 {
+fn verify_generic_linear(l: &Linear, version: Release) -> Result<()> {
+    if !version.has_generic_linear() {
         return Err(invalid(
             "generic_linear",
             format!(
@@ -222,7 +277,7 @@ fn verify_generic_linear(l: &Linear, version: TritonVersion) -> Result<()> {
 }
 
 /// Checks `attr` as `version`'s verifier would.
-pub(crate) fn verify(attr: &Attr, version: TritonVersion) -> Result<()> {
+pub(crate) fn verify(attr: &Attr, version: Release) -> Result<()> {
     match attr {
         Attr::Blocked(b) => {
             let rank = b.order.len();
@@ -318,7 +373,9 @@ pub(crate) fn verify(attr: &Attr, version: TritonVersion) -> Result<()> {
                 Attr::Blocked(_) => Ok(()),
                 // 3.2 requires kWidth = 0 for a Hopper parent (its operand A
                 // is then read from registers by legacy code).
-                Attr::NvidiaMma(m) if version <= TritonVersion::V3_2 && m.version_major == 3 => {
+                Attr::NvidiaMma(m)
+                    if version.has_hand_built_mma_layouts() && m.version_major == 3 =>
+                {
                     if k != 0 {
                         return Err(invalid(
                             "dot_op",
@@ -347,7 +404,7 @@ pub(crate) fn verify(attr: &Attr, version: TritonVersion) -> Result<()> {
                     "ttg.dot_op kWidth parameter is mandatory for MFMA parent",
                 )),
                 Attr::AmdMfma(_) => Ok(()),
-                Attr::AmdWmma(w) if version <= TritonVersion::V3_2 => match (w.version, k) {
+                Attr::AmdWmma(w) if version.has_hand_built_mma_layouts() => match (w.version, k) {
                     (1, 16) | (2, 8) => Ok(()),
                     _ => Err(invalid(
                         "dot_op",
@@ -437,7 +494,7 @@ pub(crate) fn verify(attr: &Attr, version: TritonVersion) -> Result<()> {
             }
             // 3.7 takes the rank from `rank = N` or else 2, and checks the
             // CGA bases against it; 3.8 infers it from the CGA bases.
-            if version == TritonVersion::V3_7 {
+            if version.reads_nvmma_rank_field() {
                 let rank = n.rank.unwrap_or(2);
                 if let Some(Cga::Bases(bases)) = &n.cga {
                     if bases.iter().any(|b| b.len() as u64 != rank) {

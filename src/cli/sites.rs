@@ -1,0 +1,42 @@
+//! `linear-layout sites`: the modelled failure sites and releases.
+
+use clap::Args;
+use linear_layout::finder::site_table;
+use linear_layout::triton::RELEASES;
+
+#[derive(Args)]
+pub struct SitesArgs {
+    /// Print everything as JSON: {"releases": [...], "sites": [...]}.
+    #[arg(long, conflicts_with = "markdown")]
+    json: bool,
+    /// Print the Markdown of notes/sites.md.
+    #[arg(long)]
+    markdown: bool,
+    /// List the modelled releases only.
+    #[arg(long, conflicts_with_all = ["json", "markdown"])]
+    releases: bool,
+}
+
+pub fn run(args: SitesArgs) -> Result<(), String> {
+    let out = if args.json {
+        format!("{}\n", site_table::json())
+    } else if args.markdown || !args.releases {
+        site_table::markdown()
+    } else {
+        let mut out = String::from(
+            "release  stands for      wheel checked first  all wheels checked       dialect\n",
+        );
+        for r in &RELEASES {
+            out += &format!(
+                "{:<8} {:<15} {:<20} {:<24} {}\n",
+                r.name,
+                r.minors.join(", "),
+                r.wheel,
+                r.wheels.join(", "),
+                r.dialect
+            );
+        }
+        out
+    };
+    super::print_out(&out)
+}

@@ -1,0 +1,41 @@
+//! Shrinking a failing configuration to the smallest one that fails at the
+//! same site.
+
+use super::report::rank;
+use crate::finder::config::Config;
+use crate::finder::predict::predict_traced;
+use crate::finder::verdict::Prediction;
+
+/// The smallest configuration failing at the same site as `cfg`: shrinks
+/// the sizes, warps and stages one step at a time while the site stays the
+/// same. `None` when `cfg` is invalid or compiles.
+pub fn shrink(cfg: &Config) -> Option<(Config, Prediction)> {
+    let site = predict_traced(cfg, false).ok()?.site_id()?;
+    let same = |c: &Config| {
+        predict_traced(c, false)
+            .ok()
+            .is_some_and(|p| p.site_id() == Some(site))
+    };
+    let mut best = cfg.clone();
+    loop {
+        let halve = |v: u64| (v / 2).max(16);
+        let candidates = (0..6).filter_map(|field| {
+            let mut c = best.clone();
+            match field {
+                0 => c.m = halve(c.m),
+                1 => c.n = halve(c.n),
+                2 => c.k = halve(c.k),
+                3 => c.x = c.x.map(halve),
+                4 => c.num_warps = (c.num_warps / 2).max(1),
+                _ => c.num_stages = c.num_stages.saturating_sub(1).max(1),
+            }
+            (c != best && same(&c)).then_some(c)
+        });
+        match candidates.min_by_key(|c| rank(c, 0)) {
+            Some(c) => best = c,
+            None => break,
+        }
+    }
+    let p = predict_traced(&best, true).ok()?;
+    Some((best, p))
+}

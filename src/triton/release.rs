@@ -1,0 +1,602 @@
+//! The Triton releases whose layout behaviour this crate models, as data.
+//!
+//! Every release-dependent decision in the crate goes through this module:
+//!
+//! - [`RELEASES`] is the one table of modelled releases: the name people
+//!   type, the wheel each is checked against, the other minor versions a
+//!   bucket stands for, the git tag its source lines are cited from, and the
+//!   dialect spelling. CLI help, parsing and error text are generated from
+//!   it.
+//! - Cut points that several places depend on are named predicates on
+//!   [`Release`] (`lowers_with_linear_layouts`, `catches_crashes`, …), each
+//!   saying what changed and where.
+//! - Behaviour that changes at a few releases in one place is a step
+//!   function of the release, [`Since`]: a table of `(first release, value)`
+//!   rows. A release added later inherits the last row until someone adds a
+//!   row for it.
+//!
+//! Adding a release is therefore: a variant and a row of [`RELEASES`] here,
+//! then a row in each [`Since`] table and site descriptor whose behaviour
+//! the new wheel changes (`notes/releases.md` says how to find them).
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::OnceLock;
+
+/// A modelled Triton release, or a bucket of releases that behave alike
+/// (3.5 and 3.6 behave as 3.7). Ordered oldest first.
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub enum Release {
+    /// 3.1 (the 3.1.0 wheel).
+    V3_1,
+    /// 3.2 (the 3.2.0 wheel).
+    V3_2,
+    /// 3.3 (the 3.3.1 wheel).
+    V3_3,
+    /// 3.4 (the 3.4.0 wheel).
+    V3_4,
+    /// 3.5, 3.6 and 3.7: conversions checked against the 3.7.1 wheel's
+    /// Gluon, compiles against 3.5.1, 3.6.0 and 3.7.1.
+    V3_7,
+    /// 3.8 (the 3.8.0 wheel).
+    V3_8,
+    /// 3.9 (the 3.9.0 wheel), and `main` as of mid-2026.
+    V3_9,
+}
+
+/// One row of [`RELEASES`].
+#[derive(Debug)]
+pub struct ReleaseInfo {
+    /// The release.
+    pub release: Release,
+    /// The name it is given and printed with (`3.7`).
+    pub name: &'static str,
+    /// Every `major.minor` it stands for (`3.5`, `3.6`, `3.7`).
+    pub minors: &'static [&'static str],
+    /// The wheel the model is checked against first (`3.7.1`).
+    pub wheel: &'static str,
+    /// Every wheel its compile verdicts were checked against.
+    pub wheels: &'static [&'static str],
+    /// The git tag Triton source lines are cited from (`v3.7.1`).
+    pub tag: &'static str,
+    /// The dialect prefix its TTGIR prints: `triton_gpu` up to 3.2, `ttg`
+    /// from 3.3 (PR #5266).
+    pub dialect: &'static str,
+}
+
+/// Every modelled release, oldest first.
+pub const RELEASES: [ReleaseInfo; 7] = [
+    ReleaseInfo {
+        release: Release::V3_1,
+        name: "3.1",
+        minors: &["3.1"],
+        wheel: "3.1.0",
+        wheels: &["3.1.0"],
+        tag: "v3.1.0",
+        dialect: "triton_gpu",
+    },
+    ReleaseInfo {
+        release: Release::V3_2,
+        name: "3.2",
+        minors: &["3.2"],
+        wheel: "3.2.0",
+        wheels: &["3.2.0"],
+        tag: "v3.2.0",
+        dialect: "triton_gpu",
+    },
+    ReleaseInfo {
+        release: Release::V3_3,
+        name: "3.3",
+        minors: &["3.3"],
+        wheel: "3.3.1",
+        wheels: &["3.3.1"],
+        tag: "v3.3.1",
+        dialect: "ttg",
+    },
+    ReleaseInfo {
+        release: Release::V3_4,
+        name: "3.4",
+        minors: &["3.4"],
+        wheel: "3.4.0",
+        wheels: &["3.4.0"],
+        tag: "v3.4.0",
+        dialect: "ttg",
+    },
+    ReleaseInfo {
+        release: Release::V3_7,
+        name: "3.7",
+        minors: &["3.5", "3.6", "3.7"],
+        wheel: "3.7.1",
+        wheels: &["3.5.1", "3.6.0", "3.7.1"],
+        tag: "v3.7.1",
+        dialect: "ttg",
+    },
+    ReleaseInfo {
+        release: Release::V3_8,
+        name: "3.8",
+        minors: &["3.8"],
+        wheel: "3.8.0",
+        wheels: &["3.8.0"],
+        tag: "v3.8.0",
+        dialect: "ttg",
+    },
+    ReleaseInfo {
+        release: Release::V3_9,
+        name: "3.9",
+        minors: &["3.9"],
+        wheel: "3.9.0",
+        wheels: &["3.9.0"],
+        tag: "v3.9.0",
+        dialect: "ttg",
+    },
+];
+
+/// The names that mean the newest modelled release.
+const LATEST_ALIASES: [&str; 3] = ["latest", "newest", "main"];
+
+impl Release {
+    /// Every modelled release, oldest first.
+    pub const ALL: [Release; 7] = [
+        Release::V3_1,
+        Release::V3_2,
+        Release::V3_3,
+        Release::V3_4,
+        Release::V3_7,
+        Release::V3_8,
+        Release::V3_9,
+    ];
+
+    /// The newest modelled release (what `latest`, `newest` and `main`
+    /// mean).
+    pub const LATEST: Release = Release::V3_9;
+
+    /// This release's row of [`RELEASES`].
+    pub fn info(self) -> &'static ReleaseInfo {
+        &RELEASES[self as usize]
+    }
+
+    /// The name (`3.2`).
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    /// The pip version of the wheel the model is checked against first.
+    pub fn wheel(self) -> &'static str {
+        self.info().wheel
+    }
+
+    /// The dialect prefix this release prints (`triton_gpu` or `ttg`).
+    pub fn dialect(self) -> &'static str {
+        self.info().dialect
+    }
+
+    /// The git tag this release's source is cited from.
+    pub fn tag(self) -> &'static str {
+        self.info().tag
+    }
+
+    /// The next modelled release, if any.
+    pub fn next(self) -> Option<Release> {
+        Release::ALL.get(self as usize + 1).copied()
+    }
+
+    /// The releases after this one, oldest first.
+    pub fn later(self) -> impl Iterator<Item = Release> {
+        Release::ALL.into_iter().filter(move |&r| r > self)
+    }
+
+    // ---- Cut points that more than one model depends on. ----
+
+    /// From 3.2, conversions and shared-memory transfers are lowered
+    /// through linear layouts; 3.1 lowers them with hand-written index code
+    /// (its `ConvertLayoutOpConversion`, `getSwizzledSharedPtrs`) and has no
+    /// stmatrix path.
+    pub fn lowers_with_linear_layouts(self) -> bool {
+        self >= Release::V3_2
+    }
+
+    /// From 3.3, a failed assertion or `report_fatal_error` inside a pass
+    /// pipeline is caught by MLIR's crash reproducer and the compile raises
+    /// `RuntimeError: PassManager::run failed`; 3.1 and 3.2 die on SIGABRT.
+    pub fn catches_crashes(self) -> bool {
+        self >= Release::V3_3
+    }
+
+    /// 3.3 and 3.4, compiling a TTGIR file (not Python source), print the
+    /// caught crash and still die on SIGABRT; 3.9.0 raises from a file too.
+    pub fn file_compile_aborts_after_catch(self) -> bool {
+        self.catches_crashes() && self <= Release::V3_4
+    }
+
+    /// Up to 3.2 shared layouts are the generic `shared` attribute
+    /// (`hasLeadingOffset` marks wgmma buffers); 3.3 split out
+    /// `nvmma_shared` and `swizzled_shared`.
+    pub fn has_legacy_shared_layouts(self) -> bool {
+        self <= Release::V3_2
+    }
+
+    /// Up to 3.2 `LinearLayoutConversions.cpp` builds MMA layouts (NVIDIA
+    /// and AMD) by hand per instruction shape, asserting on the shapes it
+    /// does not know, and has no linear layout for most dot operands (and
+    /// slices of them); 3.3 builds them generically.
+    pub fn has_hand_built_mma_layouts(self) -> bool {
+        self <= Release::V3_2
+    }
+
+    /// From 3.2 the Hopper MMA conversion admits instruction N = 8 (PR
+    /// #4283).
+    pub fn hopper_mma_admits_n8(self) -> bool {
+        self >= Release::V3_2
+    }
+
+    /// Up to 3.2, `warpsPerTileV2` splits warps by the ratio of tiles; 3.3
+    /// splits by repetitions (16 × 8 instruction tiles).
+    pub fn splits_v2_warps_by_tiles(self) -> bool {
+        self <= Release::V3_2
+    }
+
+    /// Up to 3.2 a chained dot's operand A stays in registers only through
+    /// `OptimizeDotOperands`' `MMAV3UseRegOperand` (one warp along N, 8- or
+    /// 16-bit elements); later releases decide in AccelerateMatmul and keep
+    /// any operand A that does not come from a load.
+    pub fn keeps_v3_operand_a_by_pattern(self) -> bool {
+        self <= Release::V3_2
+    }
+
+    /// From 3.2 `supportMMA` asks a v3 dot for K of at least 256 bits.
+    pub fn v3_needs_wide_k(self) -> bool {
+        self >= Release::V3_2
+    }
+
+    /// From 3.3 an 8-bit dot must have K ≥ 32 (front end); 3.1 asks it of
+    /// int8 only.
+    pub fn checks_8bit_dot_k(self) -> bool {
+        self >= Release::V3_3
+    }
+
+    /// From 3.8, `ensureLayoutNotLargerThan` zeroes every component out of
+    /// range (3.2–3.7 zero the largest components first), `#ttg.linear` is
+    /// checked for bijectivity without zero bases and shrunk the newer way,
+    /// and `generic_linear` exists.
+    pub fn trims_layouts_by_range(self) -> bool {
+        self >= Release::V3_8
+    }
+
+    /// From 3.8 the CGA verifier requires its nonzero bases to be a
+    /// permutation matrix; up to 3.7 non-surjective bases stop the process
+    /// where they are built.
+    pub fn verifies_cga_as_permutation(self) -> bool {
+        self >= Release::V3_8
+    }
+
+    /// From 3.8 `#ttg.linear`'s verifier requires a permutation matrix once
+    /// the zero bases are dropped.
+    pub fn verifies_linear_as_permutation(self) -> bool {
+        self >= Release::V3_8
+    }
+
+    /// `#ttg.generic_linear` exists from 3.8 (upstream #9765).
+    pub fn has_generic_linear(self) -> bool {
+        self >= Release::V3_8
+    }
+
+    /// 3.5 to 3.7 read an `nvmma_shared`'s rank from its `rank = N` field
+    /// (2 when absent) and check the CGA bases against it; 3.8 infers it
+    /// from the CGA bases.
+    pub fn reads_nvmma_rank_field(self) -> bool {
+        self == Release::V3_7
+    }
+
+    /// From 3.5 (the 3.7 bucket) `#ttg.linear`'s nonzero bases must make a
+    /// bijection; `amd_wmma`'s CTA part is a linear layout of its own.
+    pub fn verifies_linear_bijection(self) -> bool {
+        self >= Release::V3_7
+    }
+
+    /// 3.3 still builds every NVMMA shared layout with 3.2's leading-offset
+    /// builder (keyed on the swizzle); 3.4 builds them from the TMA box.
+    pub fn builds_nvmma_by_leading_offset(self) -> bool {
+        self == Release::V3_3
+    }
+
+    /// An unswizzled `transposed` NVMMA layout: 3.4 to 3.7 ignore
+    /// `transposed`; 3.8 honours it (upstream e4264c126), as 3.3 would.
+    pub fn transposes_unswizzled_nvmma(self) -> bool {
+        !(Release::V3_4..=Release::V3_7).contains(&self)
+    }
+
+    /// From 3.5 (the 3.7 bucket) `amd_wmma` stores its CTA part as a linear
+    /// layout (`ctaLayout`) instead of `warpsPerCTA`.
+    pub fn has_wmma_cta_layout(self) -> bool {
+        self >= Release::V3_7
+    }
+
+    /// 3.4 to 3.7 assert that a WMMA tensor covers one instruction along M
+    /// and N (3.2 too, by its own recipe); 3.3 has no check and 3.8
+    /// broadcasts instead (upstream 1299a3b8e).
+    pub fn checks_wmma_shape(self) -> bool {
+        (Release::V3_4..=Release::V3_7).contains(&self)
+    }
+
+    /// 3.5 to 3.7 repeat a WMMA operand's registers along K up to the
+    /// tensor's K; 3.8 stops at the instruction's K.
+    pub fn wmma_operands_cover_whole_k(self) -> bool {
+        self == Release::V3_7
+    }
+
+    /// 3.5 to 3.7 fit a WMMA operand with its parent's CGA; 3.8 with the
+    /// operand's own (K projected away).
+    pub fn wmma_operands_take_parent_cga(self) -> bool {
+        self == Release::V3_7
+    }
+
+    /// From 3.5 (the 3.7 bucket) fp8 `mma.sync` on consumer Blackwell
+    /// (cc 120) takes fp8 operands unpromoted (`mmav2SupportsFp8Operands`).
+    pub fn sm120_has_fp8_mma(self) -> bool {
+        self >= Release::V3_7
+    }
+
+    /// From 3.5 (the 3.7 bucket) async copies are split by
+    /// `largestVectorisation` after a pointer-width check; 3.2–3.4 count
+    /// consecutive registers on consecutive offsets.
+    pub fn vectorises_async_copies(self) -> bool {
+        self >= Release::V3_7
+    }
+
+    /// 3.2 alone splits a shared offset into one in-dim per tensor dim
+    /// before counting consecutive registers (`getNumConsecutiveInOut`).
+    pub fn splits_shared_offsets_per_dim(self) -> bool {
+        self == Release::V3_2
+    }
+
+    /// Up to 3.2 a slice's registers are padded with duplicate bases up to
+    /// the legacy `getTotalElemsPerThread`.
+    pub fn has_legacy_elems_per_thread(self) -> bool {
+        self <= Release::V3_2
+    }
+
+    /// From 3.4 a swizzled shared layout is sized per CTA; up to 3.3 by the
+    /// whole shape.
+    pub fn sizes_swizzle_per_cta(self) -> bool {
+        self >= Release::V3_4
+    }
+
+    /// 3.9 drops register bases that run past the shape in blocked layouts
+    /// (`broadcastRegisters = false`); earlier releases keep them as
+    /// duplicates.
+    pub fn drops_blocked_duplicates(self) -> bool {
+        self >= Release::V3_9
+    }
+
+    /// 3.5 to 3.7 wrap a distributed layout's linear layout as a linear
+    /// encoding (`toLinearEncoding`, and Gluon's `to_linear_layout`), which
+    /// is verified as `#ttg.linear` is.
+    pub fn wraps_layouts_as_linear_encodings(self) -> bool {
+        self == Release::V3_7
+    }
+}
+
+impl fmt::Display for Release {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A release name that no modelled release answers to.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown Triton release `{0}`; expected one of {list}", list = release_list())]
+pub struct UnknownRelease(pub String);
+
+impl FromStr for Release {
+    type Err = UnknownRelease;
+
+    /// `3.2`, `3.2.0`, `3.5.1` (the 3.7 bucket), `latest`, `newest`, `main`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim();
+        if LATEST_ALIASES.contains(&t) {
+            return Ok(Release::LATEST);
+        }
+        let minor = match t.split('.').collect::<Vec<_>>()[..] {
+            [major, minor] => format!("{major}.{minor}"),
+            [major, minor, patch] if !patch.is_empty() => format!("{major}.{minor}"),
+            _ => return Err(UnknownRelease(t.to_string())),
+        };
+        RELEASES
+            .iter()
+            .find(|info| info.minors.contains(&minor.as_str()))
+            .map(|info| info.release)
+            .ok_or_else(|| UnknownRelease(t.to_string()))
+    }
+}
+
+/// The names accepted, generated from [`RELEASES`]: `3.1, 3.2, …, 3.7 (also
+/// 3.5, 3.6), 3.8, 3.9 (or latest, newest, main)`.
+pub fn release_list() -> &'static str {
+    static LIST: OnceLock<String> = OnceLock::new();
+    LIST.get_or_init(|| {
+        let names: Vec<String> = RELEASES
+            .iter()
+            .map(|info| {
+                let mut name = info.name.to_string();
+                let others: Vec<&str> = info
+                    .minors
+                    .iter()
+                    .copied()
+                    .filter(|m| *m != info.name)
+                    .collect();
+                if !others.is_empty() {
+                    name += &format!(" (also {})", others.join(", "));
+                }
+                if info.release == Release::LATEST {
+                    name += &format!(" (or {})", LATEST_ALIASES.join(", "));
+                }
+                name
+            })
+            .collect();
+        names.join(", ")
+    })
+}
+
+/// Help text for a command-line option taking one release, generated from
+/// [`RELEASES`].
+pub fn release_help() -> &'static str {
+    static HELP: OnceLock<String> = OnceLock::new();
+    HELP.get_or_init(|| format!("Triton release: {}", release_list()))
+}
+
+/// A value that changes at some releases: rows of (first release, value),
+/// oldest first. [`at`](Since::at) gives the value of the last row at or
+/// before a release; a release older than the first row has none.
+#[derive(Debug)]
+pub struct Since<T: 'static>(pub &'static [(Release, T)]);
+
+impl<T> Since<T> {
+    /// The value in force at `release`.
+    pub fn at(&self, release: Release) -> Option<&'static T> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(from, _)| *from <= release)
+            .map(|(_, value)| value)
+    }
+}
+
+/// A span of releases: from `since` on, until (not including) `until`;
+/// `until: None` is every later release, including ones not modelled yet.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Span {
+    /// The first release in the span.
+    pub since: Release,
+    /// The first release after it, if the span ends.
+    pub until: Option<Release>,
+}
+
+impl Span {
+    /// `since` and every later release.
+    pub const fn since(since: Release) -> Span {
+        Span { since, until: None }
+    }
+
+    /// From `since` up to, not including, `until`.
+    pub const fn until(since: Release, until: Release) -> Span {
+        Span {
+            since,
+            until: Some(until),
+        }
+    }
+
+    /// Exactly one release.
+    pub const fn only(release: Release) -> Span {
+        let next = release as usize + 1;
+        Span {
+            since: release,
+            // The newest release's next is not modelled yet: it inherits.
+            until: if next < Release::ALL.len() {
+                Some(Release::ALL[next])
+            } else {
+                None
+            },
+        }
+    }
+
+    /// Whether `release` is in the span.
+    pub fn contains(&self, release: Release) -> bool {
+        release >= self.since && self.until.is_none_or(|u| release < u)
+    }
+
+    /// The modelled releases in the span.
+    pub fn releases(&self) -> impl Iterator<Item = Release> + '_ {
+        Release::ALL.into_iter().filter(|&r| self.contains(r))
+    }
+}
+
+impl fmt::Display for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let releases: Vec<Release> = self.releases().collect();
+        match (releases.first(), releases.last(), self.until) {
+            (Some(first), _, None) => write!(f, "{first}+"),
+            (Some(first), Some(last), _) if first == last => write!(f, "{first}"),
+            (Some(first), Some(last), _) => write!(f, "{first}–{last}"),
+            _ => f.write_str("(none)"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Release::{self, *};
+    use super::*;
+
+    #[test]
+    fn the_table_is_in_release_order() {
+        for (i, info) in RELEASES.iter().enumerate() {
+            assert_eq!(info.release as usize, i);
+            assert_eq!(Release::ALL[i], info.release);
+            assert!(info.minors.contains(&info.name), "{}", info.name);
+            assert!(info.wheels.contains(&info.wheel), "{}", info.name);
+            assert_eq!(info.tag, format!("v{}", info.wheel));
+        }
+        assert_eq!(Release::LATEST, *Release::ALL.last().unwrap());
+    }
+
+    #[test]
+    fn release_names_parse_to_the_modelled_release() {
+        for (name, want) in [
+            ("3.1", V3_1),
+            ("3.2.0", V3_2),
+            ("3.3.1", V3_3),
+            ("3.4.0", V3_4),
+            ("3.5.1", V3_7),
+            ("3.6", V3_7),
+            ("3.7.1", V3_7),
+            ("3.8.0", V3_8),
+            ("3.9.0", V3_9),
+            ("newest", V3_9),
+            ("latest", V3_9),
+            ("main", V3_9),
+        ] {
+            assert_eq!(name.parse::<Release>(), Ok(want), "{name}");
+        }
+        for bad in ["3.0", "3.10", "4.0", "", "3", "newer", "3.2.0.1", "3.2."] {
+            assert!(bad.parse::<Release>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn each_release_prints_a_name_that_parses_back() {
+        for r in Release::ALL {
+            assert_eq!(r.to_string().parse::<Release>(), Ok(r));
+            for wheel in r.info().wheels {
+                assert_eq!(wheel.parse::<Release>(), Ok(r));
+            }
+        }
+    }
+
+    #[test]
+    fn the_error_lists_every_name() {
+        let text = "2.0".parse::<Release>().unwrap_err().to_string();
+        for info in &RELEASES {
+            for minor in info.minors {
+                assert!(text.contains(minor), "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_step_function_takes_the_last_row_at_or_before() {
+        const STEPS: Since<u32> = Since(&[(V3_2, 2), (V3_4, 4)]);
+        assert_eq!(STEPS.at(V3_1), None);
+        assert_eq!(STEPS.at(V3_2), Some(&2));
+        assert_eq!(STEPS.at(V3_3), Some(&2));
+        assert_eq!(STEPS.at(V3_9), Some(&4));
+    }
+
+    #[test]
+    fn spans_print_and_contain() {
+        assert_eq!(Span::only(V3_3).to_string(), "3.3");
+        assert_eq!(Span::until(V3_1, V3_3).to_string(), "3.1–3.2");
+        assert_eq!(Span::since(V3_7).to_string(), "3.7+");
+        assert!(Span::since(V3_7).contains(V3_9));
+        assert!(!Span::until(V3_1, V3_3).contains(V3_3));
+    }
+}
