@@ -3,7 +3,7 @@
 //! attribute through the TTGIR printer.
 
 use linear_layout::triton::request::convert_line;
-use linear_layout::triton::{Defs, parse_attr, print::print_attr};
+use linear_layout::triton::{Defs, parse_attr, print_attr};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;

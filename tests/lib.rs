@@ -4,18 +4,15 @@
 //! - `encodings_replay`: every recorded Triton conversion under `tests/data/encodings`.
 //! - `golden`: cases mirroring Triton's own unit tests.
 //! - `laws`: algebraic laws and brute-force agreement (proptest).
-//! - `cli`: the command line, end to end.
 //! - `finder`, `op_level`: the bug finder against recorded real compiles (kernels; one-op modules).
 //! - `shrink_ops`: `ops` fuzz inputs, checked `eval` requests, and shrinking a wrong result.
 
-mod cli;
 mod encodings_replay;
 mod finder;
 mod golden;
 mod laws;
 mod op_level;
 mod oracle_replay;
-#[cfg(feature = "fuzzing")]
 mod shrink_ops;
 mod strategies;
 mod ttgir_corpus;

@@ -6,7 +6,7 @@
 use super::config::{Arch, Config, Dtype};
 use crate::triton::Release;
 use crate::triton::attr::{Attr, Blocked, NvidiaMma};
-use crate::triton::print::print_attr;
+use crate::triton::print_attr;
 
 /// A dot's shape and element type.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -444,6 +444,18 @@ pub fn release_help() -> &'static str {
     HELP.get_or_init(|| format!("Triton release: {}", release_list()))
 }
 
+/// Help text for a command-line option taking several releases (or
+/// `all`), generated from [`RELEASES`].
+pub fn releases_help() -> &'static str {
+    static HELP: OnceLock<String> = OnceLock::new();
+    HELP.get_or_init(|| {
+        format!(
+            "Triton releases, comma-separated, or `all` (each gets its own answer): {}",
+            release_list()
+        )
+    })
+}
+
 /// A value that changes at some releases: rows of (first release, value),
 /// oldest first. [`at`](Since::at) gives the value of the last row at or
 /// before a release; a release older than the first row has none.

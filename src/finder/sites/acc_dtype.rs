@@ -8,7 +8,7 @@
 
 use super::Failure;
 use crate::triton::release::{Release, Span};
-use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
+use crate::triton::{Change, Ending, Location, Site, SiteKind};
 
 static ACC_3_5: Location = Location {
     releases: Span::only(Release::V3_7),

@@ -37,7 +37,7 @@ use crate::triton::Release;
 use crate::triton::attr::Attr;
 use crate::triton::layout_cvt::reorders_registers;
 use crate::triton::release::Span;
-use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
+use crate::triton::{Change, Ending, Location, Site, SiteKind};
 
 const FUNCTION: &str = "lowerMmaToDotOperand, after isMmaToDotShortcut's v3 match (third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/ConvertLayoutOpToLLVM.cpp)";
 

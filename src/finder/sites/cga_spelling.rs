@@ -20,7 +20,7 @@ use super::Failure;
 use crate::triton::Release;
 use crate::triton::attr::{Attr, Cga};
 use crate::triton::release::Span;
-use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
+use crate::triton::{Change, Ending, Location, Site, SiteKind};
 
 const FUNCTION: &str = "every layout attribute's parse";
 const FILE: &str = "lib/Dialect/TritonGPU/IR/Dialect.cpp";
@@ -100,7 +100,7 @@ pub(crate) fn check(attr: &Attr, release: Release) -> Result<(), Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::triton::parse::{Defs, parse_attr};
+    use crate::triton::{Defs, parse_attr};
 
     fn blocked(cga: &str) -> Attr {
         let text = format!(

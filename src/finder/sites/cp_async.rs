@@ -31,7 +31,7 @@ use crate::layout::LinearLayout;
 use crate::triton::Release;
 use crate::triton::attr::{Cga, SwizzledShared};
 use crate::triton::release::{Since, Span};
-use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
+use crate::triton::{Change, Ending, Location, Site, SiteKind};
 use crate::utils::{action_remove_broadcasted_regs, largest_vectorisation};
 
 const FUNCTION: &str = "AsyncCopyGlobalToLocalOpConversion::matchAndRewrite";

@@ -14,7 +14,7 @@
 
 use super::Failure;
 use crate::triton::release::{Release, Span};
-use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
+use crate::triton::{Change, Ending, Location, Site, SiteKind};
 
 const SEMANTIC: &str = "python/triton/language/semantic.py";
 

@@ -6,7 +6,7 @@
 
 use super::Failure;
 use crate::triton::release::{Release, Span};
-use crate::triton::site::{Ending, Location, Site, SiteKind};
+use crate::triton::{Ending, Location, Site, SiteKind};
 
 const SEMANTIC: &str = "python/triton/language/semantic.py";
 

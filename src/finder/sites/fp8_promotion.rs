@@ -27,7 +27,7 @@ use super::Failure;
 use crate::finder::verdict::Trace;
 use crate::triton::Release;
 use crate::triton::release::{Since, Span};
-use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
+use crate::triton::{Change, Ending, Location, Site, SiteKind};
 
 const fn pack_assertion(release: Release, line: u32, function: &'static str) -> Location {
     Location {

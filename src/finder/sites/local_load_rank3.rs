@@ -6,7 +6,7 @@
 use super::Failure;
 use crate::triton::Release;
 use crate::triton::release::Span;
-use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
+use crate::triton::{Change, Ending, Location, Site, SiteKind};
 
 static RANK_3_1: Location = Location {
     releases: Span::only(Release::V3_1),

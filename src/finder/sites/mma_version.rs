@@ -12,7 +12,7 @@
 use super::Failure;
 use crate::triton::Release;
 use crate::triton::release::Span;
-use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
+use crate::triton::{Change, Ending, Location, Site, SiteKind};
 
 const fn unsupported(release: Release, line: u32) -> Location {
     Location {

@@ -6,7 +6,7 @@
 //! and what fixed it.
 //!
 //! Some failures happen inside a layout conversion the lowering asks for;
-//! those carry the conversion's site ([`crate::triton::convert::SITES`]).
+//! those carry the conversion's site ([`crate::triton::CONVERSION_SITES`]).
 
 pub(crate) mod acc_dtype;
 pub(crate) mod accumulator_to_v2;
@@ -29,7 +29,7 @@ pub(crate) mod warp_shuffle_3_3;
 use super::verdict::Trace;
 use crate::layout::LinearLayout;
 use crate::triton::attr::{Attr, NvidiaMma};
-use crate::triton::print::print_attr;
+use crate::triton::print_attr;
 use crate::triton::{Conversion, ConvertError, Release, to_linear_layout};
 pub use crate::triton::{Entry, Failure, Site};
 
@@ -55,7 +55,7 @@ pub fn all() -> Vec<&'static Site> {
         &v2_shortcut_3_1::SITE,
         &warp_shuffle_3_3::SITE,
     ];
-    sites.extend(crate::triton::convert::SITES);
+    sites.extend(crate::triton::CONVERSION_SITES);
     sites.sort_by_key(|s| s.id);
     sites
 }

@@ -15,9 +15,9 @@
 use super::Failure;
 use crate::triton::Release;
 use crate::triton::attr::Attr;
-use crate::triton::convert::memdesc_verifier_error;
+use crate::triton::memdesc_verifier_error;
 use crate::triton::release::Span;
-use crate::triton::site::{Ending, Location, Site, SiteKind};
+use crate::triton::{Ending, Location, Site, SiteKind};
 
 static VERIFY: Location = Location {
     releases: Span::since(Release::V3_7),

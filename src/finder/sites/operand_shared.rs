@@ -10,7 +10,7 @@ use crate::finder::decisions::nvmma_swizzle;
 use crate::finder::verdict::Trace;
 use crate::triton::Release;
 use crate::triton::release::Span;
-use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
+use crate::triton::{Change, Ending, Location, Site, SiteKind};
 
 static UNREACHABLE: Location = Location {
     releases: Span::until(Release::V3_1, Release::V3_3),

@@ -19,7 +19,7 @@
 use super::Failure;
 use crate::triton::attr::{Attr, SwizzledShared};
 use crate::triton::release::Span;
-use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
+use crate::triton::{Change, Ending, Location, Site, SiteKind};
 use crate::triton::{ConvertError, Release, to_linear_layout};
 
 const UTILITY_H: &str = "include/triton/Conversion/TritonGPUToLLVM/Utility.h";

@@ -26,7 +26,7 @@ use crate::layout::LinearLayout;
 use crate::triton::Release;
 use crate::triton::attr::swizzle_phases;
 use crate::triton::release::{Since, Span};
-use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
+use crate::triton::{Change, Ending, Location, Site, SiteKind};
 
 static RESHAPE_3_2: Location = Location {
     releases: Span::only(Release::V3_2),

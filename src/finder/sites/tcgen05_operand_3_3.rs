@@ -20,7 +20,7 @@ use crate::finder::config::Dtype;
 use crate::finder::decisions::DotShape;
 use crate::triton::Release;
 use crate::triton::release::Span;
-use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
+use crate::triton::{Change, Ending, Location, Site, SiteKind};
 
 static UNREACHABLE_3_3: Location = Location {
     releases: Span::only(Release::V3_3),

@@ -31,7 +31,7 @@ use crate::finder::verdict::Trace;
 use crate::triton::Release;
 use crate::triton::attr::Attr;
 use crate::triton::release::Span;
-use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
+use crate::triton::{Change, Ending, Location, Site, SiteKind};
 
 static REORDER_3_1: Location = Location {
     releases: Span::only(Release::V3_1),

@@ -37,7 +37,7 @@ use crate::layout::LinearLayout;
 use crate::triton::Release;
 use crate::triton::layout_cvt::minimal_cvt_layout;
 use crate::triton::release::Span;
-use crate::triton::site::{Change, Ending, Location, Site, SiteKind};
+use crate::triton::{Change, Ending, Location, Site, SiteKind};
 
 const FUNCTION: &str = "getWarpLayoutConvertDecomposition";
 const FILE: &str = "lib/Analysis/Utility.cpp";

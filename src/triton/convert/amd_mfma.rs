@@ -1,6 +1,6 @@
 //! `#ttg.amd_mfma` and its dot operands.
 //!
-//! V3_9 (`AMDMfmaEncodingAttr::toLinearLayout`, `mfmaDotToLinearLayout`)
+//! 3.9 (`AMDMfmaEncodingAttr::toLinearLayout`, `mfmaDotToLinearLayout`)
 //! is generic in the instruction shape (32×32, 16×16, 4×64, 64×4), knows
 //! 64-bit accumulators (`elementBitWidth`) and `tilesPerWarp`. Up to 3.2 the
 //! recipes only know 32×32 and 16×16 and build the same tiles; they differ
@@ -165,7 +165,7 @@ fn mfma_tile(
 
 /// The accumulator layout.
 ///
-/// V3_9: the tile, then along N `tilesPerWarp[N]` registers,
+/// 3.9: the tile, then along N `tilesPerWarp[N]` registers,
 /// `warpsPerCTA[N]` warps and registers up to the tensor's (global) N size;
 /// then along M `tilesPerWarp[M]` registers and `warpsPerCTA[M]` warps; the
 /// batch warps last; `combineCtaCgaWithShape` adds the M repetitions.

@@ -1,6 +1,6 @@
 //! `#ttg.amd_wmma` and its dot operands.
 //!
-//! V3_9: the attribute stores its CTA part (`ctaLayout`: `register` and
+//! 3.9: the attribute stores its CTA part (`ctaLayout`: `register` and
 //! `warp` bases in units of 16×16 instruction tiles); the accumulator is
 //! the instruction tile times that layout (`AMDWmmaEncodingAttr::
 //! toLinearLayout`), an operand a K-contiguous operand tile times the same
@@ -187,7 +187,7 @@ fn newest_rank(w: &AmdWmma) -> Result<usize> {
     Ok(rank)
 }
 
-/// The CTA part, `register, warp → dim0 …`, in instruction tiles. V3_9
+/// The CTA part, `register, warp → dim0 …`, in instruction tiles. 3.9
 /// reads it from `ctaLayout` (which must be surjective); older releases
 /// derive it from `warpsPerCTA` (warps row-major, one tile per warp).
 fn cta_layout(w: &AmdWmma, rank: usize, version: Release) -> Result<LinearLayout> {
@@ -242,7 +242,7 @@ fn rank_for(w: &AmdWmma, shape: &[u64], version: Release) -> Result<usize> {
 
 /// The accumulator layout.
 ///
-/// V3_9: the tile in thread order (row-major, or column-major when
+/// 3.9: the tile in thread order (row-major, or column-major when
 /// `isTranspose`), transposed to `dim0 …`, times the CTA layout, put in
 /// row-major repetition order `[N, M, batch]`, then fitted.
 ///

@@ -15,8 +15,8 @@
 //!     &Defs::new(),
 //! )?;
 //! let cache = ConversionCache::new();
-//! let first = cache.convert(&attr, &[64, 64], Release::V3_9, None)?;
-//! let again = cache.convert(&attr, &[64, 64], Release::V3_9, None)?;
+//! let first = cache.convert(&attr, &[64, 64], Release::LATEST, None)?;
+//! let again = cache.convert(&attr, &[64, 64], Release::LATEST, None)?;
 //! assert!(std::sync::Arc::ptr_eq(&first, &again)); // built once
 //! assert_eq!(cache.len(), 1);
 //! # Ok::<(), linear_layout::triton::ConvertError>(())

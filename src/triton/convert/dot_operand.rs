@@ -60,7 +60,7 @@ pub(crate) fn dot_operand(
     }
 }
 
-/// V3_9 `nvidiaDotToLinearLayout`: A's tile is `[instrM, 8·kWidth]`, B's
+/// 3.9's `nvidiaDotToLinearLayout`: A's tile is `[instrM, 8·kWidth]`, B's
 /// `[8·kWidth, 8]` (4·kWidth for fp64's `[8, 8]` instruction), K
 /// contiguous; the parent's warps with those along K broadcasting (row-major
 /// on Ampere, column-major on Hopper); repetitions K first.
@@ -100,7 +100,7 @@ fn nvidia_dot(
     combine_cta_cga_with_shape(cta, &operand_cga(&m.cga, k), shape, version).map(Conversion::Layout)
 }
 
-/// V3_9 FMA operand of a blocked parent: each thread holds the whole K
+/// 3.9's FMA operand of a blocked parent: each thread holds the whole K
 /// extent; lanes and warps along K broadcast; everything in the blocked
 /// order.
 fn fma_dot(d: &DotOperand, b: &Blocked, shape: &[u64], version: Release) -> Result<Conversion> {

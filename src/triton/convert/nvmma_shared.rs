@@ -5,7 +5,7 @@
 //! 16-byte vectors (`col ^= vec · ((row / perPhase) mod maxPhase)`), tiled
 //! over the tensor with offset repetitions.
 //!
-//! * V3_9 (`nvmmaSharedToLinearLayout` / `buildNvmmaSharedLinearLayout`
+//! * 3.9 (`nvmmaSharedToLinearLayout` / `buildNvmmaSharedLinearLayout`
 //!   in `LinearLayoutConversions.cpp`) sizes everything by the TMA box
 //!   (`getTMABlockShape`, Tiled mode): the tile is grown to the box collapsed
 //!   to 2-D, reshaped (row-major) to the N-D box, and only then repeated over
@@ -158,10 +158,10 @@ fn pairs(dims: &[usize], sizes: &[u64]) -> Vec<(Dim, u64)> {
 }
 
 // ---------------------------------------------------------------------------
-// V3_9: #ttg.nvmma_shared
+// 3.9: #ttg.nvmma_shared
 // ---------------------------------------------------------------------------
 
-/// V3_9 `NVMMASharedEncodingAttr::get{Vec,PerPhase,MaxPhase}`: all 1 when
+/// 3.9's `NVMMASharedEncodingAttr::get{Vec,PerPhase,MaxPhase}`: all 1 when
 /// the layout is not swizzled.
 fn swizzle_params(n: &NvmmaShared) -> (u64, u64, u64) {
     let swizzle = n.swizzling_byte_width;
@@ -245,7 +245,7 @@ fn swizzle_row_shortfall(n: &NvmmaShared, block: &[u64]) -> Option<Shortfall> {
     (got < need).then_some(Shortfall { contig, got, need })
 }
 
-/// V3_9 `MemDescType::verify` for an NVMMA buffer of `alloc_shape`
+/// 3.9's `MemDescType::verify` for an NVMMA buffer of `alloc_shape`
 /// (`Types.cpp`, after 3.6): the box of the last `rank` dims per CTA must
 /// pass [`swizzle_row_shortfall`]. The verifier runs whenever the type is
 /// parsed or built, so it rejects such a buffer before any lowering reaches
@@ -814,7 +814,7 @@ mod tests {
 
     #[test]
     fn leading_offset_and_newest_differ_past_256_rows_when_transposed() {
-        // V3_9 caps the TMA box at 256 rows and then repeats it along
+        // 3.9 caps the TMA box at 256 rows and then repeats it along
         // dim 0 (the contiguous dim) before dim 1; 3.2 repeats rows first.
         let old = leading(8, 1, 8, &[0, 1]);
         let a = offsets(leading_offset_shared(&old, &[128, 512], Release::V3_2, Some(16)).unwrap());

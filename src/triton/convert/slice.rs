@@ -8,7 +8,7 @@ use crate::triton::error::Result;
 use crate::triton::release::Release;
 use crate::utils::remove_standard_dim;
 
-/// V3_9: remove the dim, then drop register bases that became zero (lanes
+/// 3.9: remove the dim, then drop register bases that became zero (lanes
 /// and warps along the sliced dim stay as zero bases, i.e. broadcast).
 pub(crate) fn slice(
     s: &Slice,

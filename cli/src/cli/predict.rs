@@ -5,7 +5,7 @@ use super::Found;
 use clap::Args;
 use linear_layout::finder::{Arch, Config, Dtype, Pattern, Prediction, Variant, predict};
 use linear_layout::triton::Release;
-use linear_layout::triton::release::release_help;
+use linear_layout::triton::release::{release_help, releases_help};
 use std::io::{BufRead, BufWriter, Write};
 
 /// The kernel configuration flags shared by `predict`, `shrink` and `repro`.
@@ -79,9 +79,7 @@ impl ConfigArgs {
 pub struct PredictArgs {
     #[command(flatten)]
     config: ConfigArgs,
-    /// Releases to predict, comma-separated, or `all` (the default): each
-    /// gets its verdict. Names: see `linear-layout sites --releases`.
-    #[arg(long, value_delimiter = ',', default_value = "all")]
+    #[arg(long, value_delimiter = ',', default_value = "all", help = releases_help())]
     triton: Vec<String>,
     /// Print one JSON line per release: {"config", "release", "verdict",
     /// "failure"?: {"site", "ending", "verdict", "function", "location",

@@ -4,6 +4,7 @@ use super::input::read_arg;
 use super::view;
 use clap::Args;
 use linear_layout::format::json::to_json_string;
+use linear_layout::triton::release::release_help;
 use linear_layout::triton::request::convert_line;
 use linear_layout::triton::{Conversion, Defs, Release, parse_attr, to_linear_layout};
 use std::io::{BufRead, BufWriter, Write};
@@ -20,11 +21,8 @@ pub struct ConvertArgs {
     /// The tensor shape, e.g. `64x256`.
     #[arg(long)]
     shape: Option<String>,
-    /// The Triton release whose behaviour to model: 3.1, 3.2, 3.3, 3.4, 3.7,
-    /// 3.8 or newest (3.9). 3.5 and 3.6 are read as 3.7; their conversions
-    /// are not checked against their wheels (see notes/finder-agreement.md).
-    #[arg(long, default_value = "newest")]
-    triton: String,
+    #[arg(long, default_value = "latest", help = release_help())]
+    triton: Release,
     /// A TTGIR file whose `#name = ...` definitions the attribute may use.
     #[arg(long)]
     defs: Option<String>,
@@ -76,7 +74,7 @@ pub fn run(args: ConvertArgs) -> Result<(), String> {
             .as_deref()
             .ok_or("give --shape, e.g. --shape 64x256")?,
     )?;
-    let version: Release = args.triton.parse().map_err(|e| format!("{e}"))?;
+    let version = args.triton;
     let defs = match &args.defs {
         Some(path) => {
             let text =

@@ -305,7 +305,7 @@ fn shrink_trace_minimizes_a_failing_request() {
 
 #[test]
 fn check_ttgir_json_names_the_line_op_and_verdict() {
-    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/compile/");
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/compile/");
     let run = |file: &str, triton: &str| {
         let out = bin()
             .args([
@@ -409,7 +409,7 @@ fn search_maps_the_pre_5905_build() {
 
 #[test]
 fn shrink_trace_on_a_clean_ops_corpus_seed_says_no_failure() {
-    let seed = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/ops/seed-1");
+    let seed = concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz/corpus/ops/seed-1");
     // Nothing fails: status 0, and it says so.
     let text = run_ok(&["shrink-trace", seed]);
     assert!(text.starts_with("no failure"), "{text}");
@@ -500,4 +500,64 @@ fn search_counts_each_fixing_release_on_its_own() {
         text.contains("    1 fixed in 3.4: the NVMMA encoding builder no longer gives up on an MMA v5 operand narrower than 32 bytes (they fail at tcgen05_operand_3_3 until then)"),
         "{text}"
     );
+}
+
+/// The `3.N` release names in `text` (a `3.` with digits after it, not
+/// part of a longer number).
+fn release_names(text: &str) -> std::collections::BTreeSet<String> {
+    let bytes = text.as_bytes();
+    let mut names = std::collections::BTreeSet::new();
+    for (i, _) in text.match_indices("3.") {
+        let before = i.checked_sub(1).map(|j| bytes[j]);
+        if before.is_some_and(|b| b.is_ascii_digit() || b == b'.') {
+            continue;
+        }
+        let digits: String = text[i + 2..]
+            .chars()
+            .take_while(|c| c.is_ascii_digit())
+            .collect();
+        if !digits.is_empty() {
+            names.insert(format!("3.{digits}"));
+        }
+    }
+    names
+}
+
+/// CLI help is generated from the release table: every release named in
+/// any command's help is a modelled one, and every command that takes
+/// `--triton` names every modelled release.
+#[test]
+fn help_text_names_exactly_the_modelled_releases() {
+    let table: std::collections::BTreeSet<String> = linear_layout::triton::RELEASES
+        .iter()
+        .flat_map(|r| r.minors.iter().map(|m| m.to_string()))
+        .collect();
+    let commands = [
+        "show",
+        "eval",
+        "convert",
+        "predict",
+        "search",
+        "shrink",
+        "repro",
+        "check-ttgir",
+        "shrink-trace",
+        "sites",
+    ];
+    for cmd in commands {
+        let help = run_ok(&[cmd, "--help"]);
+        let named = release_names(&help);
+        assert!(
+            named.is_subset(&table),
+            "`{cmd} --help` names releases the table lacks: {:?}",
+            named.difference(&table).collect::<Vec<_>>()
+        );
+        if help.contains("--triton") {
+            assert_eq!(named, table, "`{cmd} --help` does not list every release");
+        }
+    }
+    // The release error lists them too.
+    let out = bin().args(["predict", "--triton", "2.9"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(release_names(&String::from_utf8_lossy(&out.stderr)), table);
 }

@@ -6,6 +6,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use linear_layout::finder::search::{Fix, Options, Report, SiteGroup, Space, search};
 use linear_layout::finder::{Arch, Config, Dtype, Pattern, Variant};
+use linear_layout::triton::release::releases_help;
 use linear_layout::triton::{Entry, Release, Site, SiteKind};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -16,9 +17,7 @@ use std::fmt::Write as _;
     do not count), 1 when one is, 2 on bad input."
 )]
 pub struct SearchArgs {
-    /// Releases to report, comma-separated, or `all` (the default). Each
-    /// configuration's fix is read over every later release all the same.
-    #[arg(long, value_delimiter = ',', default_value = "all")]
+    #[arg(long, value_delimiter = ',', default_value = "all", help = releases_help())]
     triton: Vec<String>,
     /// Only these patterns (default: all).
     #[arg(long, value_delimiter = ',')]

@@ -78,7 +78,6 @@ pub fn run(args: ShrinkTraceArgs) -> Result<super::Found, String> {
 }
 
 /// Decodes and runs an `ops` fuzz artifact; its first failing step.
-#[cfg(feature = "fuzzing")]
 fn first_ops_failure(shrinker: &Shrinker, bytes: &[u8]) -> Result<OpsFailure, String> {
     let input = linear_layout::fuzzing::Input::decode(bytes).ok_or(
         "not JSON, and too short to decode as an `ops` fuzz input (libFuzzer skips it too)",
@@ -90,12 +89,3 @@ fn first_ops_failure(shrinker: &Shrinker, bytes: &[u8]) -> Result<OpsFailure, St
 
 /// The first failing request and its kind, or why there is none.
 type OpsFailure = Result<(Value, String), &'static str>;
-
-/// Without the `fuzzing` feature there is no decoder for `ops` artifacts.
-#[cfg(not(feature = "fuzzing"))]
-fn first_ops_failure(
-    _: &Shrinker,
-    _: &[u8],
-) -> Result<Result<(Value, String), &'static str>, String> {
-    Err("not JSON; reading `ops` fuzz artifacts needs the `fuzzing` feature (on by default)".into())
-}
