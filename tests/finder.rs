@@ -5,7 +5,7 @@
 
 use linear_layout::finder::check_ttgir::check;
 use linear_layout::finder::search::shrink;
-use linear_layout::finder::{Config, Verdict, predict};
+use linear_layout::finder::{Config, Failure, Verdict, predict};
 use linear_layout::triton::Release;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -22,6 +22,23 @@ fn outcome(v: &Value) -> Verdict {
         Some("abort") => Verdict::Abort,
         _ => Verdict::Error,
     }
+}
+
+/// Whether a recorded message is what the model says Triton prints: it
+/// holds the model's `triton_message`, and an assertion recorded as
+/// `File.cpp:123: …` is at the location's line.
+fn prints_the_same(recorded: &str, f: &Failure) -> bool {
+    let head = recorded.split(": ").next().unwrap_or_default();
+    let line_agrees = match (head.rsplit_once(':'), f.location.file_and_line()) {
+        (Some((file, line)), Some(ours))
+            if (file.ends_with(".cpp") || file.ends_with(".h"))
+                && line.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            head == ours
+        }
+        _ => true,
+    };
+    line_agrees && recorded.contains(&f.triton_message)
 }
 
 #[test]
@@ -93,6 +110,17 @@ fn predict_agrees_with_every_recorded_compile() {
             count += 1;
             if p.verdict != outcome(&row["outcome"]) && known.contains(&cfg) {
                 explained += 1;
+            } else if let Some(f) = p
+                .failure
+                .as_ref()
+                .filter(|_| p.verdict == outcome(&row["outcome"]))
+            {
+                // The same failure: Triton's text as recorded, at the
+                // recorded line.
+                let recorded = row["message"].as_str().unwrap_or_default();
+                if !prints_the_same(recorded, f) {
+                    failures.push(format!("{cfg}: real message {recorded:?}, predicted {f}"));
+                }
             } else if p.verdict != outcome(&row["outcome"]) {
                 failures.push(format!(
                     "{cfg}: real {} ({}), predicted {} ({})",

@@ -158,21 +158,32 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
         None => (choose_mma(cfg, &d1), None),
     };
     trace.note(|| describe("dot 1", &d1, &mma1, release));
+    let second = d2.zip(mma2);
+    if let Some((d2, mma2)) = &second {
+        trace.note(|| describe("dot 2", d2, mma2, release));
+    }
+    // AccelerateMatmul gives every wgmma dot's operands their shared
+    // encodings before any lowering runs, so those checks come first.
+    let in_registers = match &second {
+        Some((_, mma2)) if cfg.pattern == Pattern::ChainA => a_stays_in_registers(&mma1, mma2, cfg),
+        _ => false,
+    };
     if mma1.version == 3 {
         v3_operands(&d1, true, cfg, trace)?;
     }
+    if let Some((d2, mma2)) = &second {
+        if mma2.version == 3 {
+            v3_operands(d2, !in_registers, cfg, trace)?;
+        }
+    }
+    // Then the lowering, in program order.
     v2_fp8_operands(&d1, &mma1, [true, true], false, cfg, trace)?;
-    let (Some(d2), Some(mma2)) = (d2, mma2) else {
+    let Some((d2, mma2)) = second else {
         return Ok(());
     };
     match cfg.pattern {
         Pattern::ChainA => {
-            trace.note(|| describe("dot 2", &d2, &mma2, release));
             v2_fp8_operands(&d2, &mma2, [false, true], false, cfg, trace)?;
-            let in_registers = a_stays_in_registers(&mma1, &mma2, cfg);
-            if mma2.version == 3 {
-                v3_operands(&d2, !in_registers, cfg, trace)?;
-            }
             if mma1.version == 3 && !in_registers {
                 store_p(cfg, &mma1, cfg.m, cfg.n, trace)?;
             } else {
@@ -196,10 +207,8 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
             }
         }
         Pattern::ChainB => {
-            trace.note(|| describe("dot 2", &d2, &mma2, release));
             v2_fp8_operands(&d2, &mma2, [true, false], false, cfg, trace)?;
             if mma2.version == 3 {
-                v3_operands(&d2, true, cfg, trace)?;
                 store_p(cfg, &mma1, cfg.m, cfg.n, trace)?;
             } else {
                 trace.note(|| "P goes to dot 2 through a swizzled shared buffer (MMA v2 operand: no stmatrix)".to_string());
