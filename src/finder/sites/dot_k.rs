@@ -23,7 +23,7 @@ static SMALL_BLOCKS_3_1: Location = Location {
     ending: Ending::Diagnostic,
     function: "dot",
     file: SEMANTIC,
-    line: None,
+    line: Some(1376),
     message: "AssertionError: small blocks not supported!",
 };
 static SHAPES_3_3: Location = Location {

@@ -15,14 +15,14 @@ static ASSERT_3_1: Location = Location {
     ending: Ending::Diagnostic,
     function: "dot",
     file: SEMANTIC,
-    line: None,
+    line: Some(1325),
     message: "AssertionError: Dot op does not support fp8e4nv on CUDA arch < 90",
 };
 static UNSUPPORTED: Location = Location {
     releases: Span::since(Release::V3_2),
     ending: Ending::Diagnostic,
-    function: "the fp8 type check of the target's supported fp8 dtypes",
-    file: SEMANTIC,
+    function: "dtype.to_ir, against the target's supported fp8 dtypes",
+    file: "python/triton/language/core.py",
     line: None,
     message: "type fp8e4nv not supported in this architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')",
 };

@@ -38,9 +38,10 @@ static DOT_MDIM_3_2: Location = Location {
     line: None,
     message: "Assertion `mfmaLayout.getMDim() == 16' failed.",
 };
-/// The 64×4 instruction must be transposed.
+/// The 64×4 instruction must be transposed (an assertion the 3.7.1 wheel
+/// has and the 3.3.1 and 3.4.0 wheels lack).
 static TRANSPOSED_64X4: Location = Location {
-    releases: Span::since(Release::V3_3),
+    releases: SITE_64X4_ASSERTED,
     ending: Ending::Assertion,
     function: "AMDMfmaEncodingAttr::toLinearLayout",
     file: LLC,
@@ -56,6 +57,9 @@ pub(super) static IDENTITY_POW2: Location = Location {
     line: None,
     message: "Assertion `llvm::isPowerOf2_32(size)' failed.",
 };
+
+/// The releases that assert on an untransposed 64×4 instruction.
+const SITE_64X4_ASSERTED: Span = Span::since(Release::V3_7);
 
 /// The site: converting an AMD MFMA accumulator or operand.
 pub(crate) static SITE: Site = Site {
@@ -217,6 +221,14 @@ pub(crate) fn amd_mfma(m: &AmdMfma, shape: &[u64], version: Release) -> Result<C
         return Err(invalid(
             KIND,
             format!("invalid (mDim, nDim) combination: ({mdim}, {ndim})"),
+        ));
+    }
+    if mdim == 64 && ndim == 4 && !m.is_transposed && !SITE_64X4_ASSERTED.contains(version) {
+        return Err(invalid(
+            KIND,
+            format!(
+                "a 64x4 MFMA instruction that is not transposed: modelled from 3.5 on, not in Triton {version}"
+            ),
         ));
     }
     if mdim == 64 && ndim == 4 && !m.is_transposed {

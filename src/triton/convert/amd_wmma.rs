@@ -34,9 +34,10 @@ static VERSION_3_2: Location = Location {
     line: None,
     message: "Assertion `ver == 1 || ver == 2' failed.",
 };
-/// Later releases know versions 1 to 3.
+/// Later releases know versions 1 to 3 (the string is in the 3.7.1 wheel,
+/// not in 3.3.1's or 3.4.0's; the verifier refuses other versions first).
 static VERSION: Location = Location {
-    releases: Span::since(Release::V3_3),
+    releases: Span::since(Release::V3_7),
     ending: Ending::Assertion,
     function: "AMDWmmaEncodingAttr::toLinearLayout",
     file: LLC,
@@ -45,7 +46,7 @@ static VERSION: Location = Location {
 };
 /// The same check in the operand builder.
 static DOT_VERSION: Location = Location {
-    releases: Span::since(Release::V3_3),
+    releases: Span::since(Release::V3_7),
     ending: Ending::Assertion,
     function: "wmmaDotOperandToLinearLayout",
     file: LLC,

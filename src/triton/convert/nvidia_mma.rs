@@ -105,9 +105,9 @@ static HOPPER_K_3_2: Location = hand_built(
     "Assertion `k == 8 || k == 16 || k == 32' failed.",
 );
 /// The generic tile of 3.3 on asks the instruction shape for the tensor's
-/// rank.
+/// rank (3.1 and 3.2 ask `rank == 2` of a Hopper layout first).
 static TILE_RANK: Location = Location {
-    releases: Span::since(Release::V3_1),
+    releases: Span::since(Release::V3_3),
     ending: Ending::Assertion,
     function: "nvidiaMmaTile",
     file: FILE,
