@@ -1,27 +1,29 @@
-//! Replays recorded Triton conversions (`tests/data/encodings/*.jsonl`)
-//! through `convert --batch`'s request handler, and round-trips every
-//! attribute through the TTGIR printer.
+//! Replays recorded Triton conversions (the conversion files under
+//! `tests/data/encodings/`, read through `recorded` and chosen by their
+//! header's kind and release) through `convert --batch`'s request handler,
+//! and round-trips every attribute through the TTGIR printer.
 
+use crate::recorded::{self, Kind, Recorded};
 use linear_layout::triton::request::convert_line;
 use linear_layout::triton::{Defs, parse_attr, print_attr};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::Path;
 
 /// Attribute kinds outside this crate's scope (Blackwell tensor memory): the
 /// conversion must say it has no recipe, and those cases are counted apart.
 const OUT_OF_SCOPE: &[&str] = &["tmem", "tmem_scales"];
 
-fn cases(file: &str) -> Vec<Value> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/encodings")
-        .join(file);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+/// Gluon's conversions recorded with the `release` wheel.
+fn gluon(release: &str) -> Recorded {
+    let file = recorded::one(Kind::Conversions, Some(release));
+    let short = file.short_release();
+    assert!(
+        file.values()
+            .all(|c| c["request"]["triton"] == short.as_str()),
+        "{}: a request not for {short}",
+        file.file()
+    );
+    file
 }
 
 /// Whether our answer matches the recorded one: equal layouts, `none` for
@@ -38,7 +40,7 @@ fn agrees(ours: &Value, expect: &Value) -> bool {
 
 #[test]
 fn conversions_agree_with_gluon_3_9() {
-    let all = cases("gluon-3.9.0.jsonl");
+    let all = gluon("3.9.0");
     assert!(all.len() >= 3000, "only {} recorded cases", all.len());
     assert_all_agree(&all);
 }
@@ -49,12 +51,12 @@ fn conversions_agree_with_gluon_3_9() {
 /// as 3.8, and at least 30 must get another answer there.
 #[test]
 fn conversions_agree_with_gluon_3_7() {
-    let all = cases("gluon-3.7.1.jsonl");
+    let all = gluon("3.7.1");
     assert!(all.len() >= 700, "only {} recorded cases", all.len());
-    assert!(all.iter().all(|c| c["request"]["triton"] == "3.7"));
+    assert!(all.values().all(|c| c["request"]["triton"] == "3.7"));
     assert_all_agree(&all);
     let differ_from_3_8 = all
-        .iter()
+        .values()
         .filter(|case| {
             let mut request = case["request"].clone();
             request["triton"] = "3.8".into();
@@ -69,10 +71,10 @@ fn conversions_agree_with_gluon_3_7() {
 
 /// Every recorded case agrees (out-of-scope kinds must be refused), with a
 /// per-kind table and the first disagreements in the failure message.
-fn assert_all_agree(all: &[Value]) {
+fn assert_all_agree(all: &Recorded) {
     let mut per_kind: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut failures = Vec::new();
-    for case in all {
+    for (name, case) in all.records() {
         let kind = case["kind"].as_str().unwrap_or("?").to_string();
         let ours = convert_line(&case["request"].to_string());
         let ok = if OUT_OF_SCOPE.contains(&kind.as_str()) {
@@ -86,8 +88,10 @@ fn assert_all_agree(all: &[Value]) {
         } else {
             entry.1 += 1;
             failures.push(format!(
-                "{kind}: {}\n  triton: {}\n  ours:   {ours}",
-                case["request"], case["expect"]
+                "{} {name}: {}\n  triton: {}\n  ours:   {ours}",
+                all.file(),
+                case["request"],
+                case["expect"]
             ));
         }
     }
@@ -114,14 +118,15 @@ fn assert_all_agree(all: &[Value]) {
 fn every_recorded_attribute_prints_and_parses_back() {
     let defs = Defs::new();
     let mut checked = 0;
-    for case in cases("gluon-3.9.0.jsonl") {
+    for (name, case) in gluon("3.9.0").records() {
         let text = case["request"]["attr"].as_str().unwrap();
         let Ok(attr) = parse_attr(text, &defs) else {
             continue;
         };
         let printed = print_attr(&attr, "ttg");
-        let again = parse_attr(&printed, &defs).unwrap_or_else(|e| panic!("{printed}: {e}"));
-        assert_eq!(again, attr, "{text}\nprinted as\n{printed}");
+        let again =
+            parse_attr(&printed, &defs).unwrap_or_else(|e| panic!("{name}: {printed}: {e}"));
+        assert_eq!(again, attr, "{name}: {text}\nprinted as\n{printed}");
         checked += 1;
     }
     assert!(checked >= 3000, "only {checked} attributes parsed");
@@ -129,13 +134,13 @@ fn every_recorded_attribute_prints_and_parses_back() {
 
 #[test]
 fn conversions_agree_with_triton_3_2_unit_tests() {
-    let all = cases("triton-3.2-golden.jsonl");
+    let all = recorded::one(Kind::GoldenConversions, Some("3.2.0"));
     assert!(all.len() >= 100, "only {} golden cases", all.len());
     let failures: Vec<String> = all
-        .iter()
-        .filter_map(|case| {
+        .records()
+        .filter_map(|(name, case)| {
             let ours = convert_line(&case["request"].to_string());
-            (!agrees(&ours, &case["expect"])).then(|| format!("{}: ours {ours}", case["name"]))
+            (!agrees(&ours, &case["expect"])).then(|| format!("{name}: ours {ours}"))
         })
         .collect();
     assert!(
@@ -152,18 +157,19 @@ fn conversions_agree_with_triton_3_2_unit_tests() {
 /// their CGA too.
 #[test]
 fn campaign_findings_stay_fixed() {
-    let all = cases("campaign-regressions.jsonl");
-    assert!(!all.is_empty());
+    let all = recorded::only(Kind::ConversionRegressions);
+    assert!(!all.is_empty(), "{all:?}");
     assert_each_agrees(&all);
 }
 
 /// Every case's request, converted by us, gives the case's recorded answer.
-fn assert_each_agrees(all: &[Value]) {
-    for case in all {
+fn assert_each_agrees(all: &Recorded) {
+    for (name, case) in all.records() {
         let ours = convert_line(&case["request"].to_string());
         assert!(
             agrees(&ours, &case["expect"]),
-            "{} {}: ours {ours}, triton {}",
+            "{} {name} ({}) {}: ours {ours}, triton {}",
+            all.file(),
             case["source"],
             case["request"]["attr"],
             case["expect"]
@@ -195,19 +201,20 @@ fn rank_one_mma_and_dot_operands_are_errors() {
 /// by running the encodings oracle against the 3.8.0 wheel.
 #[test]
 fn blocked_register_duplicates_are_kept_by_3_8_and_dropped_by_3_9() {
-    let all = cases("blocked-duplicates.jsonl");
+    let all = recorded::only(Kind::ConversionReleasePairs);
     let releases: std::collections::BTreeSet<&str> = all
-        .iter()
+        .values()
         .filter_map(|c| c["request"]["triton"].as_str())
         .collect();
     assert_eq!(releases, ["3.8", "3.9"].into_iter().collect());
     assert_each_agrees(&all);
     // The two releases really differ on every attribute here.
-    for pair in all.chunks(2) {
+    let cases: Vec<(&str, &Value)> = all.records().collect();
+    for pair in cases.chunks(2) {
         assert_ne!(
-            pair[0]["expect"], pair[1]["expect"],
-            "{}",
-            pair[0]["request"]
+            pair[0].1["expect"], pair[1].1["expect"],
+            "{} and {}: {}",
+            pair[0].0, pair[1].0, pair[0].1["request"]
         );
     }
 }

@@ -1,8 +1,9 @@
 //! The finder against the real compiler: every recorded compile of the
-//! pattern kernels (`tests/data/compile/triton-*.jsonl`) and of
-//! flash-linear-attention's kernel, and `check-ttgir` on the TTGIR 3.2.0
-//! emits for that kernel.
+//! pattern kernels (the `kernel-compiles` files under `tests/data/compile/`,
+//! read through `recorded`) and of flash-linear-attention's kernel, and
+//! `check-ttgir` on the TTGIR 3.2.0 emits for that kernel.
 
+use crate::recorded::{self, Kind};
 use linear_layout::finder::check_ttgir::check;
 use linear_layout::finder::search::shrink;
 use linear_layout::finder::{Config, Failure, Verdict, predict};
@@ -41,74 +42,92 @@ fn prints_the_same(recorded: &str, f: &Failure) -> bool {
     line_agrees && recorded.contains(&f.triton_message)
 }
 
+/// The nine configuration keys of a record, without its name or release.
+fn config_keys(v: &Value) -> Value {
+    let mut c = v.clone();
+    if let Some(o) = c.as_object_mut() {
+        o.remove("name");
+        o.remove("triton");
+    }
+    c
+}
+
 #[test]
 fn predict_agrees_with_every_recorded_compile() {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(data(""))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                [
-                    "triton-",
-                    "fp8-triton-",
-                    "fp8-inductor-triton-",
-                    "fp8-chain-a-triton-",
-                    "dense-triton-",
-                    "inductor-small-triton-",
-                    "int8-triton-",
-                    "int8-chain-a-triton-",
-                    "fp8e5-triton-",
-                    "sm89-triton-",
-                    "sm120-triton-",
-                    "sm100-triton-",
-                    "sm100-fp8-triton-",
-                    "large-triton-",
-                ]
-                .iter()
-                .any(|p| n.starts_with(p))
-                    && n.ends_with(".jsonl")
-            })
-        })
-        .collect();
-    files.sort();
-    let releases: Vec<String> = files
+    let files = recorded::of_kind(Kind::KernelCompiles);
+    let main_grids: Vec<&str> = files
         .iter()
-        .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+        .filter(|f| f.header.configs.as_deref() == Some("configs.jsonl"))
+        .map(|f| f.release())
         .collect();
     for want in ["3.1.0", "3.2.0", "3.3.1", "3.4.0", "3.9.0"] {
         assert!(
-            releases
-                .iter()
-                .any(|r| *r == format!("triton-{want}.jsonl")),
-            "no recorded grid for {want} in {releases:?}"
+            main_grids.contains(&want),
+            "no recorded grid of configs.jsonl for {want} (kernel-compiles files: {files:?})"
         );
     }
     // Disagreements that are understood and not modelled, each with a reason;
     // every listed case must still disagree (so the list cannot go stale).
-    let known: Vec<Config> = std::fs::read_to_string(data("known-disagreements.jsonl"))
-        .unwrap()
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).unwrap();
+    let known_file = recorded::only(Kind::KnownDisagreements);
+    let known: Vec<(String, Config)> = known_file
+        .records()
+        .map(|(name, v)| {
             assert!(
                 v["why"].as_str().is_some_and(|w| !w.is_empty()),
-                "every known disagreement needs a reason"
+                "known disagreement {name} needs a reason"
             );
-            serde_json::from_value(v["config"].clone()).unwrap()
+            (
+                name.to_string(),
+                serde_json::from_value(v["config"].clone()).unwrap(),
+            )
         })
         .collect();
     let mut explained = 0;
     let (mut total, mut failures) = (0, Vec::new());
-    for file in files {
-        let text = std::fs::read_to_string(&file).unwrap();
-        let mut count = 0;
-        for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            let row: Value = serde_json::from_str(line).unwrap();
+    for file in &files {
+        // Each file holds exactly the configurations of the list it names,
+        // in its order: a file cut short (or a list grown since) fails.
+        let list_name = file.header.configs.as_deref().unwrap_or_else(|| {
+            panic!(
+                "{}: the header names no configuration list (`configs`)",
+                file.file()
+            )
+        });
+        let list = recorded::load(&file.path.with_file_name(list_name));
+        assert_eq!(
+            list.header.kind,
+            Kind::Configs,
+            "{}: {list_name}",
+            file.file()
+        );
+        assert_eq!(
+            file.len(),
+            list.len(),
+            "{}: {} configurations, {list_name} has {}",
+            file.file(),
+            file.len(),
+            list.len()
+        );
+        for ((name, row), (listed_name, listed)) in file.records().zip(list.records()) {
+            assert_eq!(
+                config_keys(&row["config"]),
+                config_keys(listed),
+                "{}: {name} is not {list_name}'s {listed_name}",
+                file.file()
+            );
+            assert_eq!(
+                row["config"]["triton"].as_str(),
+                Some(file.short_release().as_str()),
+                "{}: {name} was not compiled by the header's release",
+                file.file()
+            );
+        }
+        for (name, row) in file.records() {
             let cfg: Config = serde_json::from_value(row["config"].clone()).unwrap();
-            let p = predict(&cfg).unwrap_or_else(|e| panic!("{cfg}: {e}"));
-            count += 1;
-            if p.verdict != outcome(&row["outcome"]) && known.contains(&cfg) {
+            let p = predict(&cfg).unwrap_or_else(|e| panic!("{} {name}: {e}", file.file()));
+            total += 1;
+            let at = format!("{} {name}", file.file());
+            if p.verdict != outcome(&row["outcome"]) && known.iter().any(|(_, k)| *k == cfg) {
                 explained += 1;
             } else if let Some(f) = p
                 .failure
@@ -119,11 +138,11 @@ fn predict_agrees_with_every_recorded_compile() {
                 // recorded line.
                 let recorded = row["message"].as_str().unwrap_or_default();
                 if !prints_the_same(recorded, f) {
-                    failures.push(format!("{cfg}: real message {recorded:?}, predicted {f}"));
+                    failures.push(format!("{at}: real message {recorded:?}, predicted {f}"));
                 }
             } else if p.verdict != outcome(&row["outcome"]) {
                 failures.push(format!(
-                    "{cfg}: real {} ({}), predicted {} ({})",
+                    "{at}: real {} ({}), predicted {} ({})",
                     row["outcome"],
                     row["message"]
                         .as_str()
@@ -136,32 +155,6 @@ fn predict_agrees_with_every_recorded_compile() {
                 ));
             }
         }
-        // Each file holds a known number of configurations: the main grids
-        // 800, the focused samples fewer. A truncated file must not pass
-        // quietly.
-        let name = file.file_name().unwrap().to_string_lossy();
-        let sizes = [
-            ("fp8-inductor-", 318),
-            ("fp8-chain-a-", 120),
-            ("fp8-", 84),
-            ("inductor-small-", 32),
-            ("int8-chain-a-", 120),
-            ("int8-", 200),
-            ("fp8e5-", 200),
-            ("sm89-", 180),
-            ("sm120-", 120),
-            ("sm100-fp8-", 32),
-            ("sm100-", 50),
-            ("large-", 40),
-            ("dense-", 300),
-            ("triton-", 800),
-        ];
-        let want = sizes
-            .iter()
-            .find(|(prefix, _)| name.starts_with(prefix))
-            .map_or(0, |&(_, n)| n);
-        assert_eq!(count, want, "{}: {count} configurations", file.display());
-        total += count;
     }
     assert!(
         failures.is_empty(),
@@ -172,17 +165,17 @@ fn predict_agrees_with_every_recorded_compile() {
     assert_eq!(
         explained,
         known.len(),
-        "a listed known disagreement no longer disagrees (or was not recorded)"
+        "a listed known disagreement no longer disagrees (or was not recorded): {:?}",
+        known.iter().map(|(n, _)| n).collect::<Vec<_>>()
     );
 }
 
 #[test]
 fn fla_kernel_outcomes_follow_its_chained_products() {
-    let text = std::fs::read_to_string(data("fla-0.2.0.jsonl")).expect("recorded FLA compiles");
+    let fla = recorded::only(Kind::FlaCompiles);
     let mut failures = Vec::new();
     let mut count = 0;
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let row: Value = serde_json::from_str(line).unwrap();
+    for (name, row) in fla.records() {
         let c = &row["config"];
         // Each chunk: b_h[K=64, BV] += k^T[64, BT=64] · v[BT, BV], cast to bf16,
         // then the operand B of w[BT, 64] · b_h: the chain-b pattern.
@@ -203,7 +196,7 @@ fn fla_kernel_outcomes_follow_its_chained_products() {
         count += 1;
         if p.verdict != outcome(&row["outcome"]) {
             failures.push(format!(
-                "{cfg}: real {}, predicted {}",
+                "{name} ({cfg}): real {}, predicted {}",
                 row["outcome"], p.verdict
             ));
         }

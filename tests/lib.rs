@@ -5,6 +5,8 @@
 //! - `golden`: cases mirroring Triton's own unit tests.
 //! - `laws`: algebraic laws and brute-force agreement (proptest).
 //! - `finder`, `op_level`: the bug finder against recorded real compiles (kernels; one-op modules).
+//! - `recorded`: the reader of every recorded data file (header, count, named records),
+//!   shared by the replay tests; its own tests check every file under `tests/data`.
 //! - `shrink_ops`: `ops` fuzz inputs, checked `eval` requests, and shrinking a wrong result.
 
 mod encodings_replay;
@@ -13,6 +15,7 @@ mod golden;
 mod laws;
 mod op_level;
 mod oracle_replay;
+mod recorded;
 mod shrink_ops;
 mod strategies;
 mod ttgir_corpus;

@@ -1,14 +1,14 @@
 //! The site models against the real compiler at op level: every module
-//! recorded by `tests/oracle/compile/op_level.py` (one layout-sensitive op,
+//! recorded by `tests/oracle/compile/op_level.py` (the `op-level-modules`
+//! and `op-level-fuzz` files, read through `recorded`; one layout-sensitive op,
 //! the layouts fixed by hand, compiled directly by a release) must get the
 //! outcome the release gave from `check-ttgir`'s model, at the same site.
 
+use crate::recorded::{self, Kind};
 use linear_layout::finder::Failure;
 use linear_layout::finder::Verdict;
 use linear_layout::finder::check_ttgir::check;
-use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::Path;
 
 /// The `File.cpp:123` / `File.h:123` a recorded message starts with, or
 /// that `llvm_unreachable` names ("… -- UNREACHABLE executed at
@@ -46,45 +46,46 @@ fn verdict(outcome: &str) -> Option<Verdict> {
 
 #[test]
 fn site_models_agree_with_every_recorded_one_op_module() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/compile");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("op-level-triton-") && n.ends_with(".jsonl"))
-        })
-        .collect();
-    files.sort();
+    let grids = recorded::of_kind(Kind::OpLevelModules);
+    let releases: Vec<&str> = grids.iter().map(|f| f.release()).collect();
     assert_eq!(
-        files.len(),
-        5,
-        "one op-level grid per release 3.1–3.4 and 3.9: {files:?}"
+        releases,
+        ["3.1.0", "3.2.0", "3.3.1", "3.4.0", "3.9.0"],
+        "one op-level grid per release 3.1–3.4 and 3.9: {grids:?}"
     );
     // Random conversions between two MMA accumulators (`op_level.py fuzz
     // --mma-pairs --out`), in the same form.
+    let fuzz = recorded::of_kind(Kind::OpLevelFuzz);
     for release in ["3.1.0", "3.2.0"] {
-        let pairs = dir.join(format!("mma-pairs-triton-{release}.jsonl"));
-        assert!(pairs.exists(), "{pairs:?} is missing");
-        files.push(pairs);
+        assert!(
+            fuzz.iter()
+                .any(|f| f.release() == release && f.values().all(|r| r["site"] == "mma_pair")),
+            "no recorded MMA pairs for {release}: {fuzz:?}"
+        );
     }
+    let files: Vec<_> = grids.iter().chain(&fuzz).collect();
     let mut failures = Vec::new();
     // (release, site, outcome) → count, so that the grid is seen to exercise
     // both outcomes of every site somewhere.
     let mut seen: BTreeMap<(String, String, String), usize> = BTreeMap::new();
     for file in &files {
-        for line in std::fs::read_to_string(file).unwrap().lines() {
-            let row: Value = serde_json::from_str(line).unwrap();
+        for (name, row) in file.records() {
             let (site, release) = (
                 row["site"].as_str().unwrap(),
                 row["triton"].as_str().unwrap(),
             );
+            assert_eq!(
+                release,
+                file.short_release(),
+                "{}: {name} was not compiled by the header's release",
+                file.file()
+            );
             let outcome = row["outcome"].as_str().unwrap();
             let message = row["message"].as_str().unwrap_or_default();
-            let real = verdict(outcome).unwrap_or_else(|| panic!("{file:?}: no answer: {line}"));
+            let real = verdict(outcome)
+                .unwrap_or_else(|| panic!("{}: {name}: no answer ({outcome})", file.file()));
             let findings = check(row["module"].as_str().unwrap(), release.parse().unwrap())
-                .unwrap_or_else(|e| panic!("{release} {site} {}: {e}", row["params"]));
+                .unwrap_or_else(|e| panic!("{release} {name} {}: {e}", row["params"]));
             *seen
                 .entry((release.into(), site.into(), outcome.into()))
                 .or_default() += 1;
@@ -94,7 +95,7 @@ fn site_models_agree_with_every_recorded_one_op_module() {
             };
             if !agrees {
                 failures.push(format!(
-                    "{release} {site} {}: real {outcome} ({}), model {:?}",
+                    "{release} {name} {}: real {outcome} ({}), model {:?}",
                     row["params"],
                     message.chars().take(160).collect::<String>(),
                     findings
@@ -122,10 +123,12 @@ fn site_models_agree_with_every_recorded_one_op_module() {
             "no recorded {release} {site} module with outcome {outcome}"
         );
     }
-    let verifier_refusals = std::fs::read_to_string(dir.join("op-level-triton-3.9.0.jsonl"))
-        .unwrap()
-        .lines()
-        .filter(|l| l.contains("is too small for the swizzle byte size"))
+    let verifier_refusals = recorded::one(Kind::OpLevelModules, Some("3.9.0"))
+        .values()
+        .filter(|r| {
+            r.to_string()
+                .contains("is too small for the swizzle byte size")
+        })
         .count();
     assert!(
         verifier_refusals > 0,
@@ -162,12 +165,9 @@ fn site_models_agree_with_every_recorded_one_op_module() {
 fn the_pre_5905_variant_fails_where_3_3_rejects_its_copies() {
     use linear_layout::finder::{Arch, Config, Dtype, Pattern, Variant, predict};
     use linear_layout::triton::Release;
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/compile/op-level-triton-3.3.1.jsonl");
     // (load, size, k, dtype) → failed, for the pre-5905 buffer order.
     let mut failed: BTreeMap<(String, u64, u64, String), bool> = BTreeMap::new();
-    for line in std::fs::read_to_string(path).unwrap().lines() {
-        let row: Value = serde_json::from_str(line).unwrap();
+    for row in recorded::one(Kind::OpLevelModules, Some("3.3.1")).values() {
         let p = &row["params"];
         if row["site"] != "pipelined_load" || p["shared_order"] != "pre-5905" {
             continue;

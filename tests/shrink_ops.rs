@@ -207,6 +207,10 @@ fn checked_eval_requests_answer_as_unchecked_ones_do() {
     let bad =
         serde_json::json!({"op": "apply", "check": "yes", "a": ok["a"], "input": [["lane", 1]]});
     assert_eq!(eval(&bad).unwrap_err().kind, "bad_request");
+    let misspelt = serde_json::json!({"op": "invert", "a": ok["a"], "b": ok["a"]});
+    let e = eval(&misspelt).unwrap_err();
+    assert_eq!(e.kind, "bad_request");
+    assert!(e.message.contains("takes no argument `b`"), "{}", e.message);
     // Every query, checked or not, answers the same.
     for op in [
         "apply",
@@ -217,7 +221,15 @@ fn checked_eval_requests_answer_as_unchecked_ones_do() {
         "is_invertible",
         "to_string",
     ] {
-        let query = |check: bool| serde_json::json!({"op": op, "check": check, "a": ok["a"], "input": [["lane", 3]]});
+        // Only `apply` takes an input; an argument an op does not take is
+        // an error.
+        let query = |check: bool| {
+            let mut q = serde_json::json!({"op": op, "check": check, "a": ok["a"]});
+            if op == "apply" {
+                q["input"] = serde_json::json!([["lane", 3]]);
+            }
+            q
+        };
         let plain = eval(&query(false)).unwrap();
         assert_eq!(eval(&query(true)).unwrap(), plain, "{op}");
         match op {

@@ -8,7 +8,9 @@ Subcommands:
   worker                                   internal: the Triton-side evaluator
 
 Run it with the python of the venv made by tests/oracle/venv.sh.  See
-tests/oracle/README.md for the request protocol.
+tests/oracle/README.md for the request protocol.  Recorded files have a
+header line and named cases (tests/oracle/data_header.py, kind
+"algebra-requests").
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import data_header  # noqa: E402  (the data files' header and record names)
 
 # ---------------------------------------------------------------------------
 # Small GF(2) helpers over our JSON layout form
@@ -1035,7 +1040,7 @@ def compare(cases, binary) -> int:
             continue
         failed += 1
         per_fail[c["request"]["op"]] += 1
-        print("DISAGREEMENT", file=sys.stderr)
+        print("DISAGREEMENT" + (f" {c['name']}" if c.get("name") else ""), file=sys.stderr)
         print("  request: " + json.dumps(c["request"], separators=(",", ":")), file=sys.stderr)
         print("  triton:  " + json.dumps(c["expect"], separators=(",", ":")), file=sys.stderr)
         print("  ours:    " + json.dumps(ours, separators=(",", ":")), file=sys.stderr)
@@ -1054,12 +1059,11 @@ def compare(cases, binary) -> int:
 def cmd_record(args):
     t0 = time.monotonic()
     cases, version = record_cases(args.seed, args.count)
-    tmp = args.out + ".tmp"
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(tmp, "w") as f:
-        for c in cases:
-            f.write(json.dumps(c, separators=(",", ":")) + "\n")
-    os.replace(tmp, args.out)
+    what = data_header.existing_what(args.out, "algebra-requests", version, len(cases)) or (
+        f"{len(cases)} generated LinearLayout requests with the answers of the triton {version} wheel's binding "
+        f"(triton._C.libtriton.linear_layout): a value, a Python exception or an abort (`{data_header.command()}`).")
+    data_header.write_jsonl(args.out, {"what": what, "release": version, "kind": "algebra-requests"}, cases,
+                            compact=True)
     summarize(cases, f"recorded with triton {version} (seed {args.seed}) -> {args.out}")
     print(f"took {time.monotonic() - t0:.1f}s", file=sys.stderr)
     return 0
@@ -1079,16 +1083,17 @@ def cmd_check(args):
 
 def cmd_replay(args):
     require_binary(args.binary)
-    cases = []
-    with open(args.infile) as f:
-        for i, line in enumerate(f, 1):
-            if line.strip():
-                try:
-                    c = json.loads(line)
-                    c["request"]["op"], c["expect"]
-                except Exception as e:
-                    raise OracleError(f"{args.infile}:{i}: bad case line ({e})")
-                cases.append(c)
+    try:
+        header, cases = data_header.read_jsonl(args.infile)
+    except (OSError, ValueError, data_header.DataError) as e:
+        raise OracleError(f"cannot read {args.infile}: {e}")
+    if header["kind"] != "algebra-requests":
+        raise OracleError(f"{args.infile}: a {header['kind']} file, not algebra-requests")
+    for c in cases:
+        try:
+            c["request"]["op"], c["expect"]
+        except Exception as e:
+            raise OracleError(f"{args.infile}: bad case {c.get('name')} ({e!r})")
     if not cases:
         raise OracleError(f"{args.infile}: no cases")
     summarize(cases, f"replaying {args.infile}")

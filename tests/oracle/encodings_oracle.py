@@ -17,8 +17,10 @@ Subcommands:
 Run with the python of the Triton venv:
   "$(bash tests/oracle/venv.sh 3.9.0)" tests/oracle/encodings_oracle.py record \\
       --seed 1 --count 4000 --out tests/data/encodings/gluon-3.9.0.jsonl
-`record` and `check` need triton; `replay` does not.  See
-tests/oracle/encodings_README.md and notes/gluon-oracle.md.
+`record` and `check` need triton; `replay` does not.  Recorded files have a
+header line and named cases (tests/oracle/data_header.py, kind
+"conversions").  See tests/oracle/encodings_README.md and
+notes/gluon-oracle.md.
 """
 
 from __future__ import annotations
@@ -34,6 +36,12 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import data_header  # noqa: E402  (the data files' header and record names)
+
+# The kinds of file `replay` reads: every recorded conversion.
+CONVERSION_KINDS = ("conversions", "golden-conversions", "conversion-regressions", "conversion-release-pairs")
 
 def _installed_release():
     """The installed wheel's `major.minor`, the release our binary is asked
@@ -1699,7 +1707,8 @@ def compare(cases, binary, allow_none=False, max_report=60):
         failed += 1
         fail_kinds[c.get("kind", "?")] += 1
         if failed <= max_report:
-            print(f"DISAGREEMENT [{c.get('kind', '?')}]", file=sys.stderr)
+            print(f"DISAGREEMENT [{c.get('kind', '?')}]" + (f" {c['name']}" if c.get("name") else ""),
+                  file=sys.stderr)
             print("  request: " + json.dumps(c["request"], separators=(",", ":")), file=sys.stderr)
             print("  triton:  " + json.dumps(c["expect"], separators=(",", ":")), file=sys.stderr)
             print("  ours:    " + json.dumps(ours, separators=(",", ":"))[:2000], file=sys.stderr)
@@ -1721,17 +1730,17 @@ def compare(cases, binary, allow_none=False, max_report=60):
 
 
 def load_cases(path):
-    cases = []
-    with open(path) as f:
-        for i, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                c = json.loads(line)
-                c["request"]["attr"], c["request"]["shape"], c["expect"]
-            except Exception as e:
-                raise OracleError(f"{path}:{i}: bad case line ({e})")
-            cases.append(c)
+    try:
+        header, cases = data_header.read_jsonl(path)
+    except (OSError, ValueError, data_header.DataError) as e:
+        raise OracleError(f"cannot read {path}: {e}")
+    if header["kind"] not in CONVERSION_KINDS:
+        raise OracleError(f"{path}: a {header['kind']} file, not recorded conversions")
+    for c in cases:
+        try:
+            c["request"]["attr"], c["request"]["shape"], c["expect"]
+        except Exception as e:
+            raise OracleError(f"{path}: bad case {c.get('name')} ({e!r})")
     if not cases:
         raise OracleError(f"{path}: no cases")
     return cases
@@ -1746,12 +1755,11 @@ def cmd_record(args):
     t0 = time.monotonic()
     cases, version, stats, restarts = evaluate_batch(args.seed, args.count,
                                                      view_check=not args.no_view_check)
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)) or ".", exist_ok=True)
-    tmp = args.out + ".tmp"
-    with open(tmp, "w") as f:
-        for c in cases:
-            f.write(json.dumps(c, separators=(",", ":")) + "\n")
-    os.replace(tmp, args.out)
+    what = data_header.existing_what(args.out, "conversions", version, len(cases)) or (
+        f"{len(cases)} random layout attributes converted by Gluon's to_linear_layout in the triton {version} wheel "
+        f"(a layout, or Triton's abort or exception) (`{data_header.command()}`).")
+    data_header.write_jsonl(args.out, {"what": what, "release": version, "kind": "conversions"}, cases,
+                            compact=True)
     print_summary(f"recorded with triton {version} (seed {args.seed}) -> {args.out}", cases,
                   stats)
     print(f"{os.path.getsize(args.out)} bytes, {restarts} worker restarts, "

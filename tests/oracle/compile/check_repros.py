@@ -18,7 +18,11 @@ import sys
 import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-WHEELS = {"3.1": "3.1.0", "3.2": "3.2.0", "3.3": "3.3.1", "3.4": "3.4.0", "3.7": "3.7.1", "3.8": "3.8.0", "newest": "3.9.0"}
+def wheels(binary):
+    """Each modelled release's wheel, from the binary's release table."""
+    table = json.loads(subprocess.run([binary, "sites", "--json"], capture_output=True, text=True,
+                                      check=True).stdout)
+    return {r["name"]: r["wheel"] for r in table["releases"]}
 
 
 def venv_python(version):
@@ -33,7 +37,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--binary", required=True)
     args = ap.parse_args()
-    search = subprocess.run([args.binary, "search", "--quiet", "--json"], capture_output=True, text=True, check=True)
+    WHEELS = wheels(args.binary)
+    # Exit status 1 means failures were found, which is what this reads.
+    search = subprocess.run([args.binary, "search", "--quiet", "--json"], capture_output=True, text=True)
+    if search.returncode not in (0, 1):
+        sys.exit(f"search failed ({search.returncode}): {search.stderr.strip()}")
     groups = json.loads(search.stdout)["groups"]
     passed = failed = 0
     for g in groups:
@@ -50,7 +58,7 @@ def main():
             run = subprocess.run([py, os.path.join(d, "repro.py")], capture_output=True, text=True, timeout=600)
             module = os.path.join(d, "repro.ttgir")
             if os.path.exists(module):
-                cap = {"sm80": 80, "sm86": 86, "sm90": 90}[c["arch"]]
+                cap = int(c["arch"][2:])
                 compile_module = ("import sys, triton; from triton.backends.compiler import GPUTarget; "
                                   f"triton.compile(sys.argv[1], target=GPUTarget('cuda', {cap}, 32))")
                 ran = subprocess.run([py, "-c", compile_module, module], capture_output=True, text=True, timeout=600,

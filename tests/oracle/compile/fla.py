@@ -28,9 +28,11 @@ Subcommands (parent side under any python3):
 
   record [--out tests/data/compile/fla-0.2.0.jsonl] [--releases 3.1.0 3.2.0 3.3.1 3.4.0]
       num_warps {2,4,8,16} x BV {16,32,64} x {sm80, sm90}, num_stages 2,
-      per release; one JSON line per compile in run_grid.py's format with
-      config {"pattern": "fla-chunk-delta-h", "bv", "num_warps",
-      "num_stages", "arch", "triton"}.
+      per release; a header line (tests/oracle/data_header.py, kind
+      "fla-compiles") and one JSON line per compile in run_grid.py's format
+      with config {"pattern": "fla-chunk-delta-h", "bv", "num_warps",
+      "num_stages", "arch", "triton"}, named from it
+      (`fla-chunk-delta-h-bv16-w2-s2-sm80-triton3.1`).
   dump-ttgir --triton 3.2.0 --warps 8 --out FILE [--bv 64 --arch sm90 --stages 2]
       the TTGIR that the release hands to the lowering to LLVM (the output
       of its last TTGIR pass), also when the lowering then aborts; loc()
@@ -53,6 +55,7 @@ sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import run_grid  # noqa: E402
+import data_header  # noqa: E402  (run_grid put tests/oracle on the path)
 
 REPO = run_grid.REPO
 FLA_VERSION = "0.2.0"
@@ -235,9 +238,12 @@ def record(args):
                       f"{c['arch']}{extra_msg}", file=sys.stderr, flush=True)
         out_recs += recs
         shutil.rmtree(work, ignore_errors=True)
-    with open(args.out, "w") as f:
-        for r in out_recs:
-            f.write(json.dumps(r) + "\n")
+    release = args.releases[0] if len(args.releases) == 1 else None
+    what = data_header.existing_what(args.out, "fla-compiles", release, len(out_recs)) or (
+        f"{len(out_recs)} compiles of flash-linear-attention {FLA_VERSION}'s {KERNEL} (triton "
+        f"{', '.join(args.releases)} x num_warps {{2, 4, 8, 16}} x BV {{16, 32, 64}} x {{sm80, sm90}}, "
+        f"{args.stages} stages), with the outcomes (`{data_header.command()}`).")
+    data_header.write_jsonl(args.out, {"what": what, "release": release, "kind": "fla-compiles"}, out_recs)
     print(f"{len(out_recs)} compiles in {time.time() - t_all:.0f} s -> {args.out}", file=sys.stderr)
     return 0
 

@@ -49,10 +49,14 @@ python of `tests/oracle/venv.sh VERSION`):
   emit   --triton VERSION --dir DIR      write the grid's modules, no compile
   child  (internal) compile one module
 
-Record lines: {"site", "params", "triton" (major.minor), "module" (the
-exact text compiled), "outcome", "message", "signal", "seconds", "stage",
-"exception" (errors only)}, as in run_grid.py.  `cargo test` runs
-`check-ttgir`'s model on every recorded module (tests/op_level.rs).
+Files (tests/oracle/data_header.py): a header line {"header": {"what",
+"release", "count", "kind"}}, kind "op-level-modules" (record) or
+"op-level-fuzz" (fuzz --out), then one record per line: {"name" (from the
+site and params, e.g. `stmatrix-64x16-fp16-w4x1-n8-sw32`), "site",
+"params", "triton" (major.minor), "module" (the exact text compiled),
+"outcome", "message", "signal", "seconds", "stage", "exception" (errors
+only)}, as in run_grid.py.  `cargo test` runs `check-ttgir`'s model on
+every recorded module (tests/op_level.rs).
 """
 
 import argparse
@@ -68,6 +72,7 @@ sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import run_grid  # noqa: E402  (the child runner and message classification)
+import data_header  # noqa: E402  (run_grid put tests/oracle on the path)
 
 # A leading-offset layout's (perPhase, maxPhase) for each swizzle width, as
 # 3.1 and 3.2 spell it; no swizzle is (1, 1).
@@ -538,9 +543,12 @@ def fuzz(args):
     if args.out:
         # In the recorded grid's form, so that tests/op_level.rs can replay them.
         site = "mma_pair" if args.mma_pairs else "fuzz"
-        with open(args.out, "w") as f:
-            for rec in records:
-                f.write(json.dumps({"site": site, "triton": short, **rec}) + "\n")
+        what = data_header.existing_what(args.out, "op-level-fuzz", args.triton, len(records)) or (
+            f"{len(records)} random " + ("convert_layout modules from one MMA accumulator to another"
+                                         if args.mma_pairs else "one-op TTGIR modules off the grid") +
+            f", compiled by the triton {args.triton} wheel, in the op-level form (`{data_header.command()}`).")
+        data_header.write_jsonl(args.out, {"what": what, "release": args.triton, "kind": "op-level-fuzz"},
+                                [{"site": site, "triton": short, **rec} for rec in records])
     # An off-grid module has no name to find it by: print it whole.
     return compare(records, short, args.binary, lambda rec: f"{json.dumps(rec['params'])}\n{rec['module']}")
 
@@ -638,9 +646,10 @@ def record(args):
     short = run_grid.triton_short(args.triton)
     cases = [c for c in grid() if not args.sites or c["site"] in args.sites.split(",")]
     records = compile_cases(py, short, cases, args.jobs, short)
-    with open(args.out, "w") as f:
-        for rec in records:
-            f.write(json.dumps(rec) + "\n")
+    what = data_header.existing_what(args.out, "op-level-modules", args.triton, len(records)) or (
+        f"{len(records)} one-op TTGIR modules of op_level.py's grid, each compiled from its file by the triton "
+        f"{args.triton} wheel, with the outcome (`{data_header.command()}`).")
+    data_header.write_jsonl(args.out, {"what": what, "release": args.triton, "kind": "op-level-modules"}, records)
     counts = {}
     for r in records:
         counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
@@ -661,7 +670,8 @@ def predicted(binary, short, text):
     findings = json.loads(p.stdout)["findings"]
     if not findings:
         return "ok", ""
-    return findings[0]["verdict"], findings[0]["message"]
+    failure = findings[0]["failure"]
+    return findings[0]["verdict"], f"{failure['site']}: {failure['triton_message']}"
 
 
 def check(args):

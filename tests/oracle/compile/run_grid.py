@@ -10,8 +10,9 @@ aborts the whole process), two children at a time, 120 s each.
 Subcommands (the parent side runs under any python3; the compiles run under
 the python of `tests/oracle/venv.sh VERSION`, or --python):
 
-  sample  --sample N --seed S --out FILE
-        write N configurations (JSON lines) chosen by the seeded sampler
+  sample  --sample N --seed S --out FILE [--append]
+        write N configurations (JSON lines) chosen by the seeded sampler;
+        --append adds them to the list already in FILE
   record  --triton VERSION --out FILE [--configs FILE | --sample N --seed S]
         compile each configuration, one JSON line of outcome per config
   check   --binary PATH --triton VERSION --sample N --seed S
@@ -20,8 +21,12 @@ the python of `tests/oracle/venv.sh VERSION`, or --python):
         compare a recorded grid with `PATH predict --batch` (no Triton needed)
   child   (internal) compile one configuration
 
-Record lines:
-  {"config": {"pattern", "m", "n", "k", "x", "dtype", "num_warps",
+Files (tests/oracle/data_header.py): a header line {"header": {"what",
+"release", "count", "kind", "configs"}}, kind "configs" (sample) or
+"kernel-compiles" (record; "configs" names the list recorded), then one
+record per line, each with a "name" derived from its configuration
+(`chain-b-64x64x64-x64-bf16-w8-s2-sm90`).  Record lines:
+  {"name", "config": {"pattern", "m", "n", "k", "x", "dtype", "num_warps",
               "num_stages", "arch", "triton"},
    "outcome": "ok" | "abort" | "error" | "timeout" | "broken",
    "message": the key line (see key_line), "signal": N or null,
@@ -52,6 +57,8 @@ sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 VENV_SH = os.path.join(REPO, "tests", "oracle", "venv.sh")
+sys.path.insert(0, os.path.dirname(HERE))
+import data_header  # noqa: E402  (the data files' header and record names)
 
 CONFIG_KEYS = ("pattern", "m", "n", "k", "x", "dtype", "num_warps", "num_stages", "arch", "triton")
 TIMEOUT = 120
@@ -220,15 +227,11 @@ def sample_configs(n, seed, pinned=True, uniform=False, dtype=None, arch=None):
 
 
 def read_configs(path):
-    out = []
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if not line:
-                continue
-            obj = json.loads(line)
-            out.append(obj.get("config", obj))
-    return out
+    """The configurations of a configuration list or a recorded grid (a
+    header, if any, and names are skipped; a hand-written list needs
+    neither)."""
+    _, records = data_header.read_jsonl(path, require_header=False)
+    return [{k: v for k, v in r.get("config", r).items() if k != "name"} for r in records]
 
 
 def triton_short(version):
@@ -532,6 +535,24 @@ def compile_all(py, configs, jobs, timeout, on_result, label="", ptxas=False):
     return counts, secs
 
 
+def config_list(configs, out):
+    """The header's `configs` for a grid recorded from the file `configs`
+    into `out`: the configuration list's path from `out`'s directory (that
+    of the list a recorded grid names, when `configs` is one), or None for
+    a list without a header."""
+    try:
+        header, _ = data_header.read_jsonl(configs, require_header=False)
+    except (OSError, ValueError, data_header.DataError):
+        return None
+    if header is None:
+        return None
+    if header["kind"] == "kernel-compiles" and header.get("configs"):
+        configs = os.path.join(os.path.dirname(os.path.abspath(configs)), header["configs"])
+    elif header["kind"] != "configs":
+        return None
+    return os.path.relpath(os.path.abspath(configs), os.path.dirname(os.path.abspath(out)))
+
+
 def record(args):
     py = resolve_python(args)
     version = installed_version(py)
@@ -564,9 +585,14 @@ def record(args):
 
         counts, secs = compile_all(py, todo, args.jobs, args.timeout, on_result, label=short,
                                     ptxas=args.ptxas)
-    with open(args.out, "w") as f:
-        for c in configs:
-            f.write(json.dumps(done[config_key(c)]) + "\n")
+    listed = config_list(args.configs, args.out) if args.configs else None
+    source = (f"the {len(configs)} kernel configurations of {listed or os.path.basename(args.configs)}"
+              if args.configs else f"{len(configs)} kernel configurations drawn by the sampler")
+    what = data_header.existing_what(args.out, "kernel-compiles", version, len(configs)) or (
+        f"Outcomes (ok / abort / error, with the key message) of compiling {source} with the triton {version} "
+        f"wheel on the CPU, {'through ptxas' if args.ptxas else 'down to PTX'} (`{data_header.command()}`).")
+    data_header.write_jsonl(args.out, {"what": what, "release": version, "kind": "kernel-compiles", "configs": listed},
+                            [done[config_key(c)] for c in configs])
     os.remove(partial)
     total = {}
     for r in done.values():
@@ -580,9 +606,22 @@ def record(args):
 
 def write_sample(args):
     configs = sample_configs(args.sample, args.seed, uniform=args.uniform, dtype=args.dtype, arch=args.arch)
-    with open(args.out, "w") as f:
-        for c in configs:
-            f.write(json.dumps({k: c[k] for k in CONFIG_KEYS if k != "triton"}) + "\n")
+    configs = [{k: c[k] for k in CONFIG_KEYS if k != "triton"} for c in configs]
+    what = f"{len(configs)} kernel configurations drawn by the seeded sampler (`{data_header.command()}`)."
+    if args.append:
+        # A list made of several draws: the earlier ones, then these.
+        header, before = data_header.read_jsonl(args.out)
+        if header["kind"] != "configs":
+            raise SystemExit(f"sample --append: {args.out} is a {header['kind']} file, not a configuration list")
+        taken = {config_key(c) for c in before}
+        again = [c for c in configs if config_key(c) in taken]
+        if again:
+            raise SystemExit(f"sample --append: {len(again)} of these configurations are already in {args.out}")
+        what = f"{header['what']} Then {len(configs)} more (`{data_header.command()}`)."
+        configs = [{k: v for k, v in c.items() if k != "name"} for c in before] + configs
+    else:
+        what = data_header.existing_what(args.out, "configs", None, len(configs)) or what
+    data_header.write_jsonl(args.out, {"what": what, "release": None, "kind": "configs"}, configs)
     print(f"{len(configs)} configs -> {args.out}", file=sys.stderr)
     return 0
 
@@ -597,7 +636,9 @@ def predict(binary, configs):
         p = subprocess.run([binary, "predict", "--batch"], input=inp, capture_output=True, text=True, timeout=600)
     except subprocess.TimeoutExpired:
         raise RuntimeError(f"{binary} predict --batch gave no answer in 600 s")
-    if p.returncode != 0:
+    # 1 means that some configuration is predicted to fail (the binary's
+    # "found a failure"); 2 and anything else, that it could not answer.
+    if p.returncode not in (0, 1):
         raise RuntimeError(f"{binary} predict --batch exited with {p.returncode}: {p.stderr.strip()[-2000:]}")
     out = [l for l in p.stdout.splitlines() if l.strip()]
     if len(out) != len(configs):
@@ -619,8 +660,10 @@ def compare(records, answers):
             continue
         failed += 1
         print(
-            "DISAGREE " + json.dumps(rec["config"]) + f"\n  triton: {rec['outcome']}: {rec.get('message', '')}" +
-            f"\n  ours:   {ans['verdict']}: {ans.get('site')} {ans.get('message')}", file=sys.stderr)
+            "DISAGREE " + (f"{rec['name']} " if rec.get("name") else "") + json.dumps(rec["config"]) +
+            f"\n  triton: {rec['outcome']}: {rec.get('message', '')}" +
+            f"\n  ours:   {ans['verdict']}: {(ans.get('failure') or {}).get('site')} "
+            f"{(ans.get('failure') or {}).get('triton_message')}", file=sys.stderr)
     return passed, failed
 
 
@@ -648,10 +691,14 @@ def check(args):
 
 
 def replay(args):
-    records = []
-    for line in open(args.inp):
-        if line.strip():
-            records.append(json.loads(line))
+    try:
+        header, records = data_header.read_jsonl(args.inp)
+        if header["kind"] != "kernel-compiles":
+            raise data_header.DataError(f"a {header['kind']} file, not kernel-compiles")
+    except (OSError, ValueError, data_header.DataError) as e:
+        print(f"replay: cannot read {args.inp}: {e}", file=sys.stderr)
+        print("0 passed, 0 failed")
+        return 1
     try:
         answers = predict(args.binary, [r["config"] for r in records])
     except (RuntimeError, ValueError) as e:
@@ -671,6 +718,7 @@ def main():
     s.add_argument("--sample", type=int, required=True)
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--out", required=True)
+    s.add_argument("--append", action="store_true", help="add the draws to the configuration list already in OUT")
 
     def common(p):
         p.add_argument("--triton", required=True, help="release, e.g. 3.2.0 (venv from tests/oracle/venv.sh)")
