@@ -188,10 +188,39 @@ fn convert_draws_an_svg() {
     let svg = std::fs::read_to_string(&path).unwrap();
     std::fs::remove_file(&path).ok();
     assert!(svg.starts_with("<svg"));
-    assert_eq!(svg.matches("<rect").count(), 1 + 16 * 32);
+    // A background, one cell per element, a legend swatch per warp (4) and
+    // one for "held by nobody".
+    assert_eq!(svg.matches("<rect").count(), 1 + 16 * 32 + 5);
     assert!(
-        svg.contains(">T33:7<"),
+        svg.contains("dim0 4, dim1 15: thread 33 (warp 1, lane 1), register 7; held ×4: t33 r7, t37 r7, t161 r7, t165 r7"),
         "thread 33 (warp 1, lane 1) holds row 4, columns 8..16"
+    );
+    // The 32 x 64 tile repeats on 16 x 32: every element is held 4 times.
+    assert_eq!(svg.matches("<path class=\"dup\"").count(), 16 * 32);
+    // A layout too large to draw says so, and a part of it can be drawn.
+    let huge = [
+        "convert",
+        "--shape",
+        "32768x32768",
+        E1,
+        "--svg",
+        path.to_str().unwrap(),
+    ];
+    let out = bin().args(huge).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--rows A..B --cols C..D"));
+    let mut part = huge.to_vec();
+    part.extend(["--rows", "64..96", "--cols", "0..32"]);
+    run_ok(&part);
+    std::fs::remove_file(&path).ok();
+    let out = bin()
+        .args(["convert", "--shape", "32768x32768", E1, "--view"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "no table is an error, not an empty answer"
     );
 }
 
@@ -262,7 +291,8 @@ fn convert_batch_answers_every_line() {
     assert_eq!(lines.len(), 4);
     assert!(lines[0].get("ok").is_some());
     assert!(lines[1]["none"].as_str().unwrap().contains("blocked"));
-    assert_eq!(lines[2]["error"]["kind"], "bad_request");
+    assert_eq!(lines[2]["error"]["kind"], "bad_json");
+    assert_eq!(lines[2]["error"]["line"], 3);
     assert_eq!(lines[3]["error"]["kind"], "triton_failure");
     assert!(
         lines[3]["error"]["message"]
@@ -560,4 +590,354 @@ fn help_text_names_exactly_the_modelled_releases() {
     let out = bin().args(["predict", "--triton", "2.9"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(release_names(&String::from_utf8_lossy(&out.stderr)), table);
+}
+
+/// Runs the binary with `args` and `input` on stdin; (status, stdout, stderr).
+fn run_input(args: &[&str], input: &[u8]) -> (Option<i32>, String, String) {
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const BLOCKED: &str = "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>";
+
+/// A slice of a slice of … `depth` deep.
+fn deep_slice(depth: usize) -> String {
+    let mut s = BLOCKED.to_string();
+    for _ in 0..depth {
+        s = format!("#ttg.slice<{{dim = 0, parent = {s}}}>");
+    }
+    s
+}
+
+#[test]
+fn deep_nesting_is_a_clear_error_not_a_crash() {
+    let path = std::env::temp_dir().join(format!("linear-layout-deep-{}.txt", std::process::id()));
+    std::fs::write(&path, deep_slice(10_000)).unwrap();
+    let out = bin()
+        .args(["convert", "--shape", "16"])
+        .arg(format!("@{}", path.display()))
+        .output()
+        .unwrap();
+    std::fs::remove_file(&path).ok();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("nesting deeper than 256 levels"), "{err}");
+    // 100,000 open brackets.
+    let brackets = format!("#ttg.blocked<{{sizePerThread = {}", "[".repeat(100_000));
+    let out = bin()
+        .args(["convert", "--shape", "16", &brackets])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nesting deeper"));
+}
+
+#[test]
+fn an_alias_chain_is_read_in_linear_time_and_stops_at_the_limit() {
+    let mut module = format!("#s0 = {BLOCKED}\n");
+    for i in 1..10_000 {
+        module += &format!("#s{i} = #ttg.slice<{{dim = 0, parent = #s{}}}>\n", i - 1);
+    }
+    module += "module attributes {\"ttg.num-warps\" = 4 : i32} {}\n";
+    let (code, _, err) = run_input(&["check-ttgir", "-"], module.as_bytes());
+    assert_eq!(code, Some(2));
+    assert!(err.contains("nesting deeper than 256 levels"), "{err}");
+    // Many definitions that share one parent: all read, nothing deep.
+    let mut wide = format!("#p = {BLOCKED}\n");
+    for i in 0..20_000 {
+        wide += &format!("#d{i} = #ttg.dot_op<{{opIdx = 0, parent = #p, kWidth = 2}}>\n");
+    }
+    wide += "module attributes {\"ttg.num-warps\" = 4 : i32} {}\n";
+    let (code, out, err) = run_input(&["check-ttgir", "-"], wide.as_bytes());
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("no modelled check fails"), "{out}");
+}
+
+#[test]
+fn a_batch_answers_every_line_in_order() {
+    let deep = deep_slice(300).replace('"', "\\\"");
+    let mut input = Vec::new();
+    input.extend_from_slice(
+        format!("{{\"attr\": \"{BLOCKED}\", \"shape\": [16, 16], \"id\": 7}}\n").as_bytes(),
+    );
+    input.extend_from_slice(b"\xff\xfe not text\n");
+    input.extend_from_slice(b"\n");
+    input.extend_from_slice(format!("{{\"attr\": \"{deep}\", \"shape\": [16]}}\n").as_bytes());
+    input.extend_from_slice(
+        format!("{{\"attr\": \"{BLOCKED}\", \"shape\": [16, 16], \"colour\": 1}}\n").as_bytes(),
+    );
+    input.extend_from_slice(format!("{{\"attr\": \"{BLOCKED}\", \"shape\": [16, 16]}}").as_bytes());
+    let (code, out, err) = run_input(&["convert", "--batch"], &input);
+    assert_eq!(code, Some(0), "{err}");
+    let answers: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 6, "{out}");
+    assert_eq!(answers[0]["id"], 7);
+    assert!(answers[0].get("ok").is_some());
+    assert_eq!(answers[1]["error"]["kind"], "bad_line");
+    assert_eq!(answers[1]["error"]["line"], 2);
+    assert_eq!(answers[2]["error"]["kind"], "empty_line");
+    assert!(
+        answers[3]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nesting deeper")
+    );
+    assert_eq!(
+        answers[4]["error"]["kind"], "bad_request",
+        "unknown fields are refused"
+    );
+    assert!(answers[5].get("ok").is_some());
+    // eval refuses an argument its op does not take, and describes its ops.
+    let (_, out, _) = run_input(
+        &["eval"],
+        br#"{"op": "identity_1d", "size": 4, "in_dim": "lane", "out_dim": "dim0", "sise": 8}"#,
+    );
+    assert!(out.contains("takes no argument `sise`"), "{out}");
+    let described = run_ok(&["eval", "--describe"]);
+    assert!(
+        described.contains("strided_1d(size, stride, in_dim, out_dim)"),
+        "{described}"
+    );
+    // predict --batch too: the failing line makes the status 1.
+    let cfg = r#"{"pattern": "chain-b", "m": 64, "n": 64, "k": 64, "x": 64, "dtype": "bf16", "num_warps": 8, "num_stages": 2, "arch": "sm90", "triton": "3.2"}"#;
+    let (code, out, _) = run_input(
+        &["predict", "--batch"],
+        format!("{cfg}\nnot json\n").as_bytes(),
+    );
+    assert_eq!(code, Some(1));
+    let answers: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers[0]["failure"]["site"], "stmatrix");
+    assert_eq!(answers[1]["error"]["kind"], "bad_json");
+}
+
+#[test]
+fn a_closed_stdout_ends_a_batch_quietly() {
+    let mut child = bin()
+        .arg("eval")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let line = br#"{"op": "identity_1d", "size": 4, "in_dim": "lane", "out_dim": "dim0"}"#;
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    stdin.write_all(line).unwrap();
+    stdin.write_all(b"\n").unwrap();
+    let mut first = [0u8; 8];
+    std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
+    drop(stdout);
+    let writer = std::thread::spawn(move || {
+        for _ in 0..20_000 {
+            if stdin
+                .write_all(line)
+                .and_then(|()| stdin.write_all(b"\n"))
+                .is_err()
+            {
+                break;
+            }
+        }
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn search_refuses_or_skips_values_predict_refuses() {
+    let out = bin()
+        .args(["search", "--quiet", "--pattern", "dot", "--sizes", "2048"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--sizes 2048"), "{err}");
+    let json = run_with(
+        &[
+            "search",
+            "--quiet",
+            "--json",
+            "--skip-invalid",
+            "--pattern",
+            "dot",
+            "--sizes",
+            "16,2048,1",
+            "--num-stages",
+            "0,1",
+            "--num-warps",
+            "4,64",
+            "--arch",
+            "sm80",
+            "--dtype",
+            "fp16",
+        ],
+        0,
+    );
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["skipped"].as_array().unwrap().len(), 4, "{v}");
+    // One configuration (16x16x16, 4 warps, 1 stage) in each of the 7 releases.
+    assert_eq!(v["total"], 7);
+}
+
+/// A configuration fixed in one release and broken again in a later one is
+/// a regression, and its fix says so.
+#[test]
+fn search_reports_regressions() {
+    let json = run_with(
+        &[
+            "search",
+            "--quiet",
+            "--json",
+            "--pattern",
+            "dot",
+            "--dtype",
+            "int8",
+            "--sizes",
+            "16",
+            "--num-warps",
+            "4",
+            "--num-stages",
+            "1",
+            "--arch",
+            "sm80",
+        ],
+        0,
+    );
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let regression = v["regressions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["site"] == "dot_k")
+        .expect("the 8-bit K check comes back in 3.3");
+    assert_eq!(
+        (
+            regression["passes_in"].as_str(),
+            regression["fails_in"].as_str()
+        ),
+        (Some("3.2"), Some("3.3"))
+    );
+    let group = v["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["release"] == "3.1" && g["site"] == "dot_k")
+        .expect("3.1 refuses int8 K = 16");
+    assert_eq!(group["fixes"][0]["fixed_in"], "3.2");
+    assert_eq!(group["fixes"][0]["broken_again"]["release"], "3.3");
+}
+
+#[test]
+fn check_ttgir_reads_stdin_and_refuses_what_is_not_ttgir() {
+    let data = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/data/compile/fla-3.2.0-w8.ttgir"
+    );
+    let text = std::fs::read(data).unwrap();
+    let (code, out, _) = run_input(&["check-ttgir", "-", "--triton", "3.2"], &text);
+    assert_eq!(code, Some(1));
+    assert!(
+        out.contains("<stdin>:") && out.contains("stmatrix"),
+        "{out}"
+    );
+    // Read as 3.9, the dump's `triton_gpu.` spelling is another release's.
+    let (_, _, err) = run_input(&["check-ttgir", "-", "--triton", "3.9"], &text);
+    assert!(
+        err.contains("warning") && err.contains("triton_gpu"),
+        "{err}"
+    );
+    for not_ttgir in [&b""[..], b"hello\n", b"def kernel(): pass\n"] {
+        let (code, _, err) = run_input(&["check-ttgir", "-"], not_ttgir);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains("no TTGIR module"), "{err}");
+    }
+}
+
+#[test]
+fn predict_gives_every_release_by_default_and_exits_1_on_a_failure() {
+    let args = [
+        "predict",
+        "--pattern",
+        "chain-b",
+        "--m",
+        "64",
+        "--n",
+        "64",
+        "--k",
+        "64",
+        "--x",
+        "64",
+        "--dtype",
+        "bf16",
+        "--num-warps",
+        "8",
+        "--num-stages",
+        "2",
+        "--arch",
+        "sm90",
+    ];
+    let text = run_with(&args, 1);
+    for release in linear_layout::triton::RELEASES.iter() {
+        assert!(
+            text.contains(&format!("\n  {:<5} ", release.name)),
+            "{text}"
+        );
+    }
+    let mut ok = args.to_vec();
+    ok.extend(["--triton", "3.4"]);
+    assert!(run_ok(&ok).contains("verdict: ok"));
+}
+
+#[test]
+fn messages_say_what_is_wrong() {
+    let (_, out, _) = run_input(
+        &["eval"],
+        br#"{"op": "strided_1d", "size": 4294967296, "stride": 4294967296, "in_dim": "register", "out_dim": "dim0"}"#,
+    );
+    assert!(
+        out.contains("log2(size × stride) is 64, larger than 63"),
+        "{out}"
+    );
+    let (_, out, _) = run_input(
+        &["eval"],
+        br#"{"op": "from_bases", "bases": [["register", [[9223372036854775808]]]], "out_dim_names": ["dim0"]}"#,
+    );
+    assert!(
+        out.contains("is 9223372036854775808, larger than 9223372036854775807"),
+        "{out}"
+    );
+    let out = bin()
+        .args(["convert", "--shape", "18446744073709551616x2", BLOCKED])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is too large"));
 }

@@ -250,7 +250,7 @@ impl Gen {
                 };
                 Attr::Slice(Slice {
                     dim: d,
-                    parent: Box::new(self.attr(parent, parent_rank)),
+                    parent: std::sync::Arc::new(self.attr(parent, parent_rank)),
                 })
             }
             AttrSpec::NvidiaMma {
@@ -291,7 +291,7 @@ impl Gen {
                 } else {
                     *op_idx as u64 % 3
                 },
-                parent: Box::new(self.attr(parent, rank)),
+                parent: std::sync::Arc::new(self.attr(parent, rank)),
                 k_width: k_width.map(Num::get),
             }),
             AttrSpec::AmdMfma {

@@ -24,6 +24,7 @@
 //! assert_eq!(answer.to_string(), r#"{"ok":{"bases":[["lane",[[1],[2]]]],"out_dims":[["dim0",4]]}}"#);
 //! ```
 
+mod ops;
 mod steps;
 
 use crate::dim::{Dim, dim};
@@ -34,6 +35,7 @@ use crate::reference::{Violation, invariants};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+pub use ops::{Arg, OpSpec, SPECS, describe};
 pub use steps::{request, step_of};
 
 /// The error kind of a `"check": true` request whose result breaks a law.
@@ -73,6 +75,15 @@ fn bad(message: impl Into<String>) -> EvalError {
     }
 }
 
+/// Answers one parsed request with one JSON value: `{"ok": VALUE}` or
+/// `{"error": {"kind", "message"}}`.
+pub fn answer(request: &Value) -> Value {
+    match eval(request) {
+        Ok(value) => json!({ "ok": value }),
+        Err(e) => json!({ "error": { "kind": e.kind, "message": e.message } }),
+    }
+}
+
 /// Answers one line of input (a JSON request) with one JSON value.
 pub fn eval_line(line: &str) -> Value {
     let answer = match serde_json::from_str::<Value>(line) {
@@ -88,48 +99,10 @@ pub fn eval_line(line: &str) -> Value {
     }
 }
 
-/// The operations `eval` understands, for help texts.
-pub const OPS: &[&str] = &[
-    "from_bases",
-    "identity_1d",
-    "strided_1d",
-    "zeros_1d",
-    "product",
-    "compose",
-    "invert_and_compose",
-    "invert",
-    "pseudoinvert",
-    "apply",
-    "reshape_ins",
-    "reshape_outs",
-    "flatten_ins",
-    "flatten_outs",
-    "transpose_ins",
-    "transpose_outs",
-    "sublayout",
-    "concat_ins",
-    "concat_outs",
-    "divide_left",
-    "divide_right",
-    "product_then_divide",
-    "quotient",
-    "remove_zero_bases_along_dim",
-    "squeeze_ins",
-    "squeeze_outs",
-    "resize_in_dim",
-    "resize_out_dim",
-    "rename_in_dim",
-    "sublayout_is_zero",
-    "square_sublayout_is_identity",
-    "is_trivial_over",
-    "free_variable_masks",
-    "num_consecutive_in_out",
-    "is_surjective",
-    "is_injective",
-    "is_invertible",
-    "to_string",
-    "parse",
-];
+/// The names of the operations `eval` understands, for help texts.
+pub fn op_names() -> Vec<&'static str> {
+    SPECS.iter().map(|s| s.name).collect()
+}
 
 struct Args<'a> {
     map: &'a Map<String, Value>,
@@ -190,8 +163,9 @@ fn dim_values(pairs: impl IntoIterator<Item = (Dim, u64)>) -> Value {
     )
 }
 
-/// A request's `op` and its arguments; a request that is not an object, or
-/// has no string `op`, is a `bad_request`.
+/// A request's `op` and its arguments; a request that is not an object,
+/// has no string `op`, names an unknown one or an argument the operation
+/// does not take, is an error.
 fn op_and_args(request: &Value) -> Result<(&str, Args<'_>), EvalError> {
     let map = request
         .as_object()
@@ -200,6 +174,17 @@ fn op_and_args(request: &Value) -> Result<(&str, Args<'_>), EvalError> {
         .get("op")
         .and_then(Value::as_str)
         .ok_or_else(|| bad("missing string field `op`"))?;
+    let spec = ops::spec(op).ok_or_else(|| EvalError {
+        kind: "unknown_op",
+        message: format!("unknown op `{op}`; known ops: {}", op_names().join(", ")),
+    })?;
+    if let Some(key) = ops::unknown_key(spec, map.keys()) {
+        let takes: Vec<&str> = spec.args.iter().map(|a| a.name).collect();
+        return Err(bad(format!(
+            "`{op}` takes no argument `{key}` (it takes {}; `eval --describe` lists every op's)",
+            takes.join(", ")
+        )));
+    }
     Ok((op, Args { map }))
 }
 
@@ -223,7 +208,7 @@ pub fn eval(request: &Value) -> Result<Value, EvalError> {
             // reference.
             Answer::Query(a, _) => invariants(a),
         };
-        checked.map_err(|v| v.in_op(OPS.iter().find(|&&o| o == op).copied().unwrap_or("eval")))?;
+        checked.map_err(|v| v.in_op(ops::spec(op).map_or("eval", |s| s.name)))?;
     }
     Ok(match answer {
         Answer::Layout(l) => layout_value(&l),
@@ -298,7 +283,7 @@ fn other(op: &str, args: &Args<'_>) -> Result<Answer, EvalError> {
         "parse" => l(crate::format::parse_any(&args.get::<String>("text")?)?),
         other => Err(EvalError {
             kind: "unknown_op",
-            message: format!("unknown op `{other}`; known ops: {}", OPS.join(", ")),
+            message: format!("unknown op `{other}`; known ops: {}", op_names().join(", ")),
         }),
     }
 }

@@ -109,7 +109,10 @@ fn endings_over_span(site: &'static Site, location: &'static crate::triton::Loca
 /// A sentence from a title: capitalised, with a full stop.
 fn sentence(text: &str) -> String {
     let mut chars = text.chars();
-    let first: String = chars.next().map(|c| c.to_uppercase().collect()).unwrap_or_default();
+    let first: String = chars
+        .next()
+        .map(|c| c.to_uppercase().collect())
+        .unwrap_or_default();
     format!("{first}{}.", chars.as_str().trim_end_matches('.'))
 }
 

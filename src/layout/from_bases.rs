@@ -38,11 +38,13 @@ impl LinearLayout {
                 for (k, &c) in basis.iter().enumerate() {
                     let Some(size) = c.checked_add(1).and_then(u64::checked_next_power_of_two)
                     else {
+                        // Out-dim sizes are at most 2^63, so a component
+                        // is at most 2^63 - 1.
                         return Err(LayoutError::TooLarge {
                             op: OP,
                             what: format!("component on out-dim {}", out_dim_names[k]),
                             value: c,
-                            limit: 1 << MAX_DIM_BITS,
+                            limit: (1 << MAX_DIM_BITS) - 1,
                         });
                     };
                     sizes[k].1 = sizes[k].1.max(size);

@@ -215,11 +215,12 @@ impl LinearLayout {
         let s = log2_exact(op, || "stride".to_string(), stride)?;
         let out_log2 = n + s;
         if out_log2 > MAX_DIM_BITS {
+            // The product itself may not fit in 64 bits: compare logs.
             return Err(LayoutError::TooLarge {
                 op,
-                what: "size × stride".to_string(),
-                value: size.saturating_mul(stride),
-                limit: 1 << MAX_DIM_BITS,
+                what: "log2(size × stride)".to_string(),
+                value: out_log2 as u64,
+                limit: MAX_DIM_BITS as u64,
             });
         }
         let cols = (0..n).map(|i| 1u64 << (i + s)).collect();
@@ -573,7 +574,9 @@ impl Repack {
         let mut shift = 0u32;
         for (k, &(d, b)) in src.iter().enumerate() {
             // A size-1 field has no bits to move (and may start at bit 64).
-            if let Some(dest) = dest(k, d).filter(|_| b > 0) {
+            // (`dest` is asked only for fields with bits: a layout may have
+            // any number of size-1 dims.)
+            if let Some(dest) = (b > 0).then(|| dest(k, d)).flatten() {
                 let mask = bits::low_mask(b as u32) << shift;
                 // A rotation moves the field up or down alike; the field never
                 // wraps because both offsets keep it within 64 bits.
@@ -759,6 +762,14 @@ pub(crate) fn check_distinct<T>(
     if distinct {
         return Ok(());
     }
+    if dims.len() > 16 {
+        // Many dims (size-1 dims cost nothing): a set keeps this linear.
+        let mut seen = rustc_hash::FxHashSet::default();
+        return match dims.iter().map(&name).find(|&d| !seen.insert(d)) {
+            Some(d) => Err(LayoutError::DuplicateDim { op, side, dim: d }),
+            None => Ok(()),
+        };
+    }
     for i in 1..dims.len() {
         let d = name(&dims[i]);
         if dims[..i].iter().any(|e| name(e) == d) {
@@ -772,6 +783,30 @@ pub(crate) fn check_distinct<T>(
 mod tests {
     use super::*;
     use crate::dim::dim;
+
+    /// Long lists take the hashed path: the same first repeat as a scan.
+    #[test]
+    fn check_distinct_on_many_dims_reports_the_first_repeat() {
+        let names: Vec<Dim> = (0..40).map(|i| dim(&format!("m{i}"))).collect();
+        assert_eq!(check_distinct("t", Side::In, &names, |&d| d), Ok(()));
+        for repeat_at in [17, 25, 39] {
+            for of in [0, 10, 16] {
+                let mut with = names.clone();
+                with[repeat_at] = names[of];
+                let scan = (1..with.len())
+                    .find(|&i| with[..i].contains(&with[i]))
+                    .map(|i| with[i]);
+                assert_eq!(
+                    check_distinct("t", Side::In, &with, |&d| d).err(),
+                    scan.map(|d| LayoutError::DuplicateDim {
+                        op: "t",
+                        side: Side::In,
+                        dim: d
+                    })
+                );
+            }
+        }
+    }
 
     /// Every list of up to six names over a three-letter alphabet: the
     /// result is the first repeat a plain scan finds, or none.

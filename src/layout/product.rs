@@ -338,6 +338,9 @@ fn merge_dims(
     }
     let a_names: SmallVec<[Dim; 4]> = a.iter().map(|x| x.0).collect();
     let b_names: SmallVec<[Dim; 4]> = b.iter().map(|x| x.0).collect();
+    if a.len() + b.len() > FEW_DIMS {
+        return merge_many_dims(op, side, a, b, &a_names, &b_names, out);
+    }
     let common_a = a_names.iter().filter(|d| b_names.contains(d));
     let common_b = b_names.iter().filter(|d| a_names.contains(d));
     if !common_a.eq(common_b) {
@@ -353,6 +356,62 @@ fn merge_dims(
             .into_iter()
             .map(|d| (d, (log2_in(a, d) + log2_in(b, d)) as u8)),
     );
+    Ok(())
+}
+
+/// Up to this many dims in two factors, linear scans beat hashing; beyond
+/// it (layouts with many size-1 dims) the merge hashes, so that its time
+/// grows linearly with the dims.
+const FEW_DIMS: usize = 16;
+
+/// [`merge_dims`] by hashing, for factors with many dims.
+fn merge_many_dims(
+    op: &'static str,
+    side: Side,
+    a: &[(Dim, u8)],
+    b: &[(Dim, u8)],
+    a_names: &[Dim],
+    b_names: &[Dim],
+    out: &mut DimBits,
+) -> Result<()> {
+    use rustc_hash::FxHashMap;
+    let a_bits: FxHashMap<Dim, u8> = a.iter().copied().collect();
+    let b_bits: FxHashMap<Dim, u8> = b.iter().copied().collect();
+    let common_a = a_names.iter().filter(|d| b_bits.contains_key(d));
+    let common_b = b_names.iter().filter(|d| a_bits.contains_key(d));
+    if !common_a.eq(common_b) {
+        return Err(LayoutError::InconsistentDimOrder {
+            op,
+            side,
+            left: DimList(a_names.to_vec()),
+            right: DimList(b_names.to_vec()),
+        });
+    }
+    // With the shared dims in the same relative order, the supremum walks
+    // both lists in step: every dim of `a` up to (and including) the next
+    // shared one, then `b`'s up to it; Triton's rule (x's head first when
+    // the other list lacks it, else the one earlier in the other list)
+    // gives exactly that order.
+    let bits = |d: Dim| {
+        a_bits.get(&d).copied().unwrap_or(0) as u32 + b_bits.get(&d).copied().unwrap_or(0) as u32
+    };
+    let (mut i, mut j) = (0, 0);
+    while i < a_names.len() || j < b_names.len() {
+        while i < a_names.len() && !b_bits.contains_key(&a_names[i]) {
+            out.push((a_names[i], bits(a_names[i]) as u8));
+            i += 1;
+        }
+        while j < b_names.len() && !a_bits.contains_key(&b_names[j]) {
+            out.push((b_names[j], bits(b_names[j]) as u8));
+            j += 1;
+        }
+        if i < a_names.len() && j < b_names.len() {
+            // Both heads are the same shared dim.
+            out.push((a_names[i], bits(a_names[i]) as u8));
+            i += 1;
+            j += 1;
+        }
+    }
     Ok(())
 }
 
@@ -458,6 +517,58 @@ mod tests {
             matches!(err, LayoutError::TooLarge { value: 64, .. }),
             "{err}"
         );
+    }
+
+    /// Factors with many dims merge by hashing; on orders that agree on
+    /// their shared dims, that is Triton's supremum.
+    #[test]
+    fn many_dims_merge_as_the_supremum_does() {
+        let mut seed = 7u64;
+        let mut next = move |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for _ in 0..200 {
+            // A shared order, each factor adding its own dims around it.
+            let shared: Vec<Dim> = (0..next(8)).map(|i| dim(&format!("s{i}"))).collect();
+            let mut lists = [Vec::new(), Vec::new()];
+            for (side, list) in lists.iter_mut().enumerate() {
+                let mut own = 0;
+                for &s in &shared {
+                    for _ in 0..next(6) {
+                        list.push((dim(&format!("x{side}_{own}")), next(2) as u8));
+                        own += 1;
+                    }
+                    list.push((s, next(2) as u8));
+                }
+                for _ in 0..next(12) {
+                    list.push((dim(&format!("x{side}_{own}")), 0));
+                    own += 1;
+                }
+            }
+            let names = |l: &[(Dim, u8)]| l.iter().map(|x| x.0).collect::<Vec<_>>();
+            let mut hashed = DimBits::new();
+            merge_many_dims(
+                "t",
+                Side::In,
+                &lists[0],
+                &lists[1],
+                &names(&lists[0]),
+                &names(&lists[1]),
+                &mut hashed,
+            )
+            .unwrap();
+            let expected = supremum(&names(&lists[0]), &names(&lists[1]));
+            assert_eq!(
+                hashed.iter().map(|x| x.0).collect::<Vec<_>>(),
+                expected.to_vec()
+            );
+            for &(d, bits) in &hashed {
+                assert_eq!(bits as u32, log2_in(&lists[0], d) + log2_in(&lists[1], d));
+            }
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! prints back the way it was written.
 
 use crate::dim::Dim;
+use std::sync::Arc;
 
 /// How the CTAs of a cluster (CGA) split the tensor.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -43,8 +44,8 @@ pub struct Blocked {
 pub struct Slice {
     /// The removed dim.
     pub dim: usize,
-    /// The parent layout.
-    pub parent: Box<Attr>,
+    /// The parent layout (shared: aliases and clones do not copy it).
+    pub parent: Arc<Attr>,
 }
 
 /// `#ttg.nvidia_mma`: the accumulator of an NVIDIA tensor-core MMA.
@@ -67,8 +68,8 @@ pub struct NvidiaMma {
 pub struct DotOperand {
     /// 0 for A, 1 for B.
     pub op_idx: u64,
-    /// The dot's result layout.
-    pub parent: Box<Attr>,
+    /// The dot's result layout (shared: aliases and clones do not copy it).
+    pub parent: Arc<Attr>,
     /// Consecutive K elements per register group; `None` when not printed.
     pub k_width: Option<u64>,
 }
@@ -221,6 +222,21 @@ pub enum Attr {
 }
 
 impl Attr {
+    /// How deep the attribute nests as text, at most: each attribute in the
+    /// chain of parents brings itself, its `{...}` and a list
+    /// ([`MAX_NESTING`](super::parse::MAX_NESTING) bounds what is parsed).
+    pub fn depth(&self) -> usize {
+        let mut depth = 3;
+        let mut attr = self;
+        while let Attr::Slice(Slice { parent, .. }) | Attr::DotOperand(DotOperand { parent, .. }) =
+            attr
+        {
+            depth += 3;
+            attr = parent;
+        }
+        depth
+    }
+
     /// The attribute's kind as TTGIR names it (without dialect).
     pub fn kind(&self) -> &str {
         match self {

@@ -9,19 +9,33 @@
 //! column of the offending text.
 //!
 //! Parsing checks syntax only; whether a release accepts the attribute (its
-//! verifier) is checked by [`convert`](super::convert).
+//! verifier) is checked by [`to_linear_layout`](super::to_linear_layout).
+//!
+//! Input is bounded: an attribute nests at most [`MAX_NESTING`] levels
+//! (brackets, braces and attributes inside attributes, counting through
+//! `#alias` references), and a module is read in time and memory linear in
+//! its size: a definition refers to earlier ones by a shared pointer, never
+//! by a copy.
 
 use super::attr::*;
 use crate::dim::dim;
 use crate::error::{LayoutError, Result};
 use crate::format::ttgir::Cursor;
 use std::collections::HashMap;
+use std::sync::Arc;
+
+/// How deep an attribute may nest: brackets, braces and nested attributes,
+/// counting through `#alias` references. Real TTGIR nests a handful of
+/// levels (a slice of a dot operand of an MMA layout is 3); deeper text is
+/// refused with an error naming the limit and the position.
+pub const MAX_NESTING: usize = 256;
 
 /// Attribute aliases defined at the top of a TTGIR module
 /// (`#blocked = #ttg.blocked<{...}>`), by name without the `#`.
 #[derive(Clone, Debug, Default)]
 pub struct Defs {
-    map: HashMap<String, Attr>,
+    /// Each definition and how deep it nests.
+    map: HashMap<String, (Attr, usize)>,
     /// Definitions in file order, for printing.
     order: Vec<String>,
 }
@@ -57,29 +71,35 @@ impl Defs {
                 continue;
             }
             let column = line.len() - value.len() + 1;
-            let attr = parse_attr(value, &defs).map_err(|e| shift_error(e, index, column))?;
-            defs.insert(name, attr);
+            let (attr, depth) =
+                parse_nested(value, &defs).map_err(|e| shift_error(e, index, column))?;
+            defs.insert_nested(name, attr, depth);
         }
         Ok(defs)
     }
 
     /// Defines `#name`.
     pub fn insert(&mut self, name: &str, attr: Attr) {
-        if self.map.insert(name.to_string(), attr).is_none() {
+        let depth = attr.depth();
+        self.insert_nested(name, attr, depth);
+    }
+
+    fn insert_nested(&mut self, name: &str, attr: Attr, depth: usize) {
+        if self.map.insert(name.to_string(), (attr, depth)).is_none() {
             self.order.push(name.to_string());
         }
     }
 
     /// The definition of `#name`.
     pub fn get(&self, name: &str) -> Option<&Attr> {
-        self.map.get(name)
+        self.map.get(name).map(|(a, _)| a)
     }
 
     /// All definitions, in file order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Attr)> {
         self.order
             .iter()
-            .filter_map(|n| self.map.get(n).map(|a| (n.as_str(), a)))
+            .filter_map(|n| self.map.get(n).map(|(a, _)| (n.as_str(), a)))
     }
 
     /// The number of definitions.
@@ -113,10 +133,45 @@ fn shift_error(e: LayoutError, line_index: usize, column: usize) -> LayoutError 
 
 /// Parses one attribute, resolving `#alias` references through `defs`.
 pub fn parse_attr(text: &str, defs: &Defs) -> Result<Attr> {
+    parse_nested(text, defs).map(|(attr, _)| attr)
+}
+
+/// [`parse_attr`], with how deep the attribute nests.
+fn parse_nested(text: &str, defs: &Defs) -> Result<(Attr, usize)> {
     let mut c = Cursor::new(text, "TTGIR attribute");
-    let attr = attribute(&mut c, defs)?;
+    let mut depth = Depth::default();
+    let attr = attribute(&mut c, defs, &mut depth)?;
     c.finish()?;
-    Ok(attr)
+    Ok((attr, depth.deepest))
+}
+
+/// The nesting seen while parsing: where the reader is, and how deep it
+/// went (an alias counts with its own depth).
+#[derive(Default)]
+struct Depth {
+    now: usize,
+    deepest: usize,
+}
+
+impl Depth {
+    /// One level deeper at `c` (plus `extra` levels an alias brings), or the
+    /// error that names the limit.
+    fn enter(&mut self, c: &Cursor<'_>, extra: usize) -> Result<()> {
+        let reached = self.now + 1 + extra;
+        if reached > MAX_NESTING {
+            return Err(c.error(format!(
+                "nesting deeper than {MAX_NESTING} levels (brackets, braces and attributes inside \
+                 attributes, counting through aliases)"
+            )));
+        }
+        self.now += 1;
+        self.deepest = self.deepest.max(reached);
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.now = self.now.saturating_sub(1);
+    }
 }
 
 /// A value in an attribute's parameter list.
@@ -132,16 +187,36 @@ enum Value {
 type Fields = Vec<(String, Value, usize)>;
 
 /// `#dialect.kind<...>` or `#alias`.
-fn attribute(c: &mut Cursor<'_>, defs: &Defs) -> Result<Attr> {
+fn attribute(c: &mut Cursor<'_>, defs: &Defs, depth: &mut Depth) -> Result<Attr> {
     c.require("#")?;
     let start = c.rest();
     let name = c.ident()?;
     let Some((dialect, kind)) = name.split_once('.') else {
-        return defs
+        let (attr, nested) = defs
+            .map
             .get(name)
-            .cloned()
-            .ok_or_else(|| c.error(format!("`#{name}` is not defined")));
+            .ok_or_else(|| c.error(format!("`#{name}` is not defined")))?;
+        // An alias is as deep as its definition, wherever it is used.
+        depth.enter(c, nested.saturating_sub(1))?;
+        depth.leave();
+        return Ok(attr.clone());
     };
+    depth.enter(c, 0)?;
+    let attr = attribute_body(c, defs, depth, start, name, dialect, kind);
+    depth.leave();
+    attr
+}
+
+/// The rest of `#dialect.kind<...>` after its name.
+fn attribute_body(
+    c: &mut Cursor<'_>,
+    defs: &Defs,
+    depth: &mut Depth,
+    start: &str,
+    name: &str,
+    dialect: &str,
+    kind: &str,
+) -> Result<Attr> {
     let known = matches!(dialect, "ttg" | "triton_gpu")
         && matches!(
             kind,
@@ -170,12 +245,12 @@ fn attribute(c: &mut Cursor<'_>, defs: &Defs) -> Result<Attr> {
     let mut fields = Fields::new();
     loop {
         if c.eat("{") {
-            fields.extend(dict_body(c, defs)?);
+            fields.extend(dict_body(c, defs, depth)?);
         } else {
             let at = c.rest().len();
             let key = c.ident()?.to_string();
             c.require("=")?;
-            fields.push((key, value(c, defs)?, at));
+            fields.push((key, value(c, defs, depth)?, at));
         }
         if c.eat(">") {
             break;
@@ -215,7 +290,14 @@ fn skip_balanced(c: &mut Cursor<'_>) -> Result<()> {
 }
 
 /// The inside of `{k = v, ...}` after the `{`.
-fn dict_body(c: &mut Cursor<'_>, defs: &Defs) -> Result<Fields> {
+fn dict_body(c: &mut Cursor<'_>, defs: &Defs, depth: &mut Depth) -> Result<Fields> {
+    depth.enter(c, 0)?;
+    let fields = dict_fields(c, defs, depth);
+    depth.leave();
+    fields
+}
+
+fn dict_fields(c: &mut Cursor<'_>, defs: &Defs, depth: &mut Depth) -> Result<Fields> {
     let mut fields = Fields::new();
     if c.eat("}") {
         return Ok(fields);
@@ -224,7 +306,7 @@ fn dict_body(c: &mut Cursor<'_>, defs: &Defs) -> Result<Fields> {
         let at = c.rest().len();
         let key = c.ident()?.to_string();
         c.require("=")?;
-        fields.push((key, value(c, defs)?, at));
+        fields.push((key, value(c, defs, depth)?, at));
         if c.eat("}") {
             return Ok(fields);
         }
@@ -232,27 +314,20 @@ fn dict_body(c: &mut Cursor<'_>, defs: &Defs) -> Result<Fields> {
     }
 }
 
-fn value(c: &mut Cursor<'_>, defs: &Defs) -> Result<Value> {
+fn value(c: &mut Cursor<'_>, defs: &Defs, depth: &mut Depth) -> Result<Value> {
     c.skip_ws();
     let rest = c.rest();
     if rest.starts_with('[') {
         c.require("[")?;
-        let mut items = Vec::new();
-        if c.eat("]") {
-            return Ok(Value::List(items));
-        }
-        loop {
-            items.push(value(c, defs)?);
-            if c.eat("]") {
-                return Ok(Value::List(items));
-            }
-            c.require(",")?;
-        }
+        depth.enter(c, 0)?;
+        let list = list_items(c, defs, depth);
+        depth.leave();
+        list
     } else if rest.starts_with('{') {
         c.require("{")?;
-        Ok(Value::Dict(dict_body(c, defs)?))
+        Ok(Value::Dict(dict_body(c, defs, depth)?))
     } else if rest.starts_with('#') {
-        Ok(Value::Attr(attribute(c, defs)?))
+        Ok(Value::Attr(attribute(c, defs, depth)?))
     } else if rest.starts_with(|ch: char| ch.is_ascii_digit()) {
         let v = c.integer()?;
         // An optional MLIR type suffix such as `: i32`.
@@ -271,6 +346,21 @@ fn value(c: &mut Cursor<'_>, defs: &Defs) -> Result<Value> {
                 "expected a number, list, `true`, `false` or attribute, found `{other}`"
             ))),
         }
+    }
+}
+
+/// The items of `[a, b, ...]` after the `[`.
+fn list_items(c: &mut Cursor<'_>, defs: &Defs, depth: &mut Depth) -> Result<Value> {
+    let mut items = Vec::new();
+    if c.eat("]") {
+        return Ok(Value::List(items));
+    }
+    loop {
+        items.push(value(c, defs, depth)?);
+        if c.eat("]") {
+            return Ok(Value::List(items));
+        }
+        c.require(",")?;
     }
 }
 
@@ -321,7 +411,7 @@ fn build(c: &Cursor<'_>, kind: &str, mut p: Params) -> Result<Attr> {
         }),
         "slice" => Attr::Slice(Slice {
             dim: req!("dim", index),
-            parent: Box::new(req!("parent", attr_value)),
+            parent: Arc::new(req!("parent", attr_value)),
         }),
         "nvidia_mma" => Attr::NvidiaMma(NvidiaMma {
             version_major: req!("versionMajor", int),
@@ -332,7 +422,7 @@ fn build(c: &Cursor<'_>, kind: &str, mut p: Params) -> Result<Attr> {
         }),
         "dot_op" => Attr::DotOperand(DotOperand {
             op_idx: req!("opIdx", int),
-            parent: Box::new(req!("parent", attr_value)),
+            parent: Arc::new(req!("parent", attr_value)),
             k_width: opt!("kWidth", int),
         }),
         "amd_mfma" => {

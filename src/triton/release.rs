@@ -378,7 +378,8 @@ impl Release {
 
 impl fmt::Display for Release {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        // `pad` honours a width (`{:<5}`) in tables.
+        f.pad(self.name())
     }
 }
 

@@ -1,7 +1,7 @@
 //! The `convert --batch` protocol: one JSON request per line,
-//! `{"attr", "shape", "elem_bits"?, "triton"?, "defs"?}`, answered with
-//! `{"ok": LAYOUT_JSON}`, `{"none": REASON}` (the release has no linear
-//! layout for it) or `{"error": {"kind", "message"}}`.
+//! `{"attr", "shape", "elem_bits"?, "triton"?, "defs"?, "defs_file"?}`,
+//! answered with `{"ok": LAYOUT_JSON}`, `{"none": REASON}` (the release has
+//! no linear layout for it) or `{"error": {"kind", "message"}}`.
 
 use super::convert::{Conversion, to_linear_layout};
 use super::parse::{Defs, parse_attr};
@@ -21,12 +21,15 @@ pub struct ConvertRequest {
     /// Element bit width, for layouts that need it.
     #[serde(default)]
     pub elem_bits: Option<u64>,
-    /// The release (default: newest).
+    /// The release (default: the latest).
     #[serde(default)]
     pub triton: Option<String>,
-    /// TTGIR text holding `#name = ...` definitions, or a path to such a file.
+    /// TTGIR text holding `#name = ...` definitions.
     #[serde(default)]
     pub defs: Option<String>,
+    /// A TTGIR file holding `#name = ...` definitions.
+    #[serde(default)]
+    pub defs_file: Option<String>,
 }
 
 fn error(kind: &str, message: impl std::fmt::Display) -> Value {
@@ -35,7 +38,15 @@ fn error(kind: &str, message: impl std::fmt::Display) -> Value {
 
 /// Answers one request line.
 pub fn convert_line(line: &str) -> Value {
-    let request: ConvertRequest = match serde_json::from_str(line) {
+    match serde_json::from_str(line) {
+        Ok(request) => convert_request(&request),
+        Err(e) => error("bad_json", e),
+    }
+}
+
+/// Answers one parsed request.
+pub fn convert_request(request: &Value) -> Value {
+    let request = match ConvertRequest::deserialize(request) {
         Ok(r) => r,
         Err(e) => return error("bad_request", e),
     };
@@ -45,27 +56,27 @@ pub fn convert_line(line: &str) -> Value {
         .map(str::parse::<Release>)
         .transpose()
     {
-        Ok(v) => v.unwrap_or(Release::V3_9),
+        Ok(v) => v.unwrap_or(Release::LATEST),
         Err(e) => return error("bad_request", e),
     };
-    let defs = match &request.defs {
-        None => Defs::new(),
-        Some(d) => {
-            let text = if d.contains('=') {
-                d.clone()
-            } else {
-                match std::fs::read_to_string(d) {
-                    Ok(t) => t,
-                    Err(e) => {
-                        return error("bad_request", format!("cannot read defs file {d}: {e}"));
-                    }
-                }
-            };
-            match Defs::from_module(&text) {
-                Ok(defs) => defs,
-                Err(e) => return error(e.kind(), e),
-            }
+    let text = match (&request.defs, &request.defs_file) {
+        (Some(_), Some(_)) => {
+            return error(
+                "bad_request",
+                "give `defs` (text) or `defs_file` (a path), not both",
+            );
         }
+        (Some(text), None) => Some(text.clone()),
+        (None, Some(path)) => match std::fs::read_to_string(path) {
+            Ok(t) => Some(t),
+            Err(e) => return error("bad_request", format!("cannot read defs file {path}: {e}")),
+        },
+        (None, None) => None,
+    };
+    let defs = match text.as_deref().map(Defs::from_module) {
+        None => Defs::new(),
+        Some(Ok(defs)) => defs,
+        Some(Err(e)) => return error(e.kind(), e),
     };
     let attr = match parse_attr(&request.attr, &defs) {
         Ok(a) => a,

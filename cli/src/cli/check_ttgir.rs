@@ -1,7 +1,7 @@
 //! `linear-layout check-ttgir`: modelled checks over a TTGIR dump.
 
 use super::Found;
-use super::input::read_arg;
+use super::input::{read_file, read_stdin};
 use clap::Args;
 use linear_layout::finder::check_ttgir::{check, looks_like};
 use linear_layout::triton::release::release_help;
@@ -35,9 +35,9 @@ pub fn run(args: CheckTtgirArgs) -> Result<Found, String> {
         args.file.as_str()
     };
     let text = if args.file == "-" {
-        read_arg("-")?
+        read_stdin()?
     } else {
-        std::fs::read_to_string(&args.file).map_err(|e| format!("cannot read {name}: {e}"))?
+        read_file(&args.file)?
     };
     let warnings = looks_like(&text, args.triton).map_err(|e| format!("{name}: {e}"))?;
     for w in &warnings {

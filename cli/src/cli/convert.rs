@@ -1,19 +1,20 @@
 //! `linear-layout convert`: a Triton layout attribute as a linear layout.
 
+use super::batch::{self, Answer};
 use super::input::read_arg;
 use super::view;
 use clap::Args;
 use linear_layout::format::json::to_json_string;
 use linear_layout::triton::release::release_help;
-use linear_layout::triton::request::convert_line;
+use linear_layout::triton::request::convert_request;
 use linear_layout::triton::{Conversion, Defs, Release, parse_attr, to_linear_layout};
-use std::io::{BufRead, BufWriter, Write};
 
 #[derive(Args)]
 #[command(after_help = "Example:\n  linear-layout convert --shape 64x256 \
     '#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>' --view\n\n\
-    With --batch, each stdin line is {\"attr\", \"shape\", \"elem_bits\"?, \"triton\"?, \"defs\"?} and each output line \
-    {\"ok\": LAYOUT_JSON}, {\"none\": REASON} or {\"error\": {\"kind\", \"message\"}}.")]
+    With --batch, each stdin line is {\"attr\", \"shape\", \"elem_bits\"?, \"triton\"?, \"defs\"? (TTGIR text), \
+    \"defs_file\"? (a path)} and each output line {\"ok\": LAYOUT_JSON}, {\"none\": REASON} or {\"error\": {\"kind\", \
+    \"message\"}}; a request's \"id\" is echoed in its answer, and every line gets one answer.")]
 pub struct ConvertArgs {
     /// The attribute: TTGIR text such as `#ttg.blocked<{...}>`, or `#name`
     /// defined in --defs. `-` reads stdin, `@FILE` reads a file.
@@ -35,9 +36,21 @@ pub struct ConvertArgs {
     /// Print which (warp, lane, register) — or shared offset — holds each element.
     #[arg(long, conflicts_with = "svg")]
     view: bool,
-    /// Draw the same as an SVG picture into FILE.
+    /// Draw the same as an SVG picture into FILE (legend, axis names, a
+    /// colour per warp, marks on elements held more than once).
     #[arg(long, value_name = "FILE")]
     svg: Option<String>,
+    /// With --view or --svg: only the rows (dim0) A..B (A up to B-1), for a
+    /// layout too large to show whole.
+    #[arg(long, value_name = "A..B")]
+    rows: Option<String>,
+    /// With --view or --svg: only the columns (dim1) A..B.
+    #[arg(long, value_name = "A..B")]
+    cols: Option<String>,
+    /// With --svg: the cell size in pixels (default: what keeps the picture
+    /// readable).
+    #[arg(long, value_name = "PIXELS")]
+    zoom: Option<u32>,
     /// Read JSON Lines requests from stdin instead.
     #[arg(long, conflicts_with_all = ["attr", "shape", "json", "view", "svg"])]
     batch: bool,
@@ -46,23 +59,20 @@ pub struct ConvertArgs {
 fn parse_shape(s: &str) -> Result<Vec<u64>, String> {
     s.split(['x', 'X', ','])
         .map(|p| {
-            p.trim()
-                .parse::<u64>()
-                .map_err(|_| format!("bad shape `{s}`: `{p}` is not a number (write e.g. 64x256)"))
+            let p = p.trim();
+            p.parse::<u64>().map_err(|e| match e.kind() {
+                std::num::IntErrorKind::PosOverflow => format!(
+                    "bad shape `{s}`: `{p}` is too large (a tensor holds at most 2^30 elements)"
+                ),
+                _ => format!("bad shape `{s}`: `{p}` is not a number (write e.g. 64x256)"),
+            })
         })
         .collect()
 }
 
 pub fn run(args: ConvertArgs) -> Result<(), String> {
     if args.batch {
-        let mut out = BufWriter::new(std::io::stdout().lock());
-        for line in std::io::stdin().lock().lines() {
-            let line = line.map_err(|e| format!("cannot read stdin: {e}"))?;
-            if !line.trim().is_empty() {
-                writeln!(out, "{}", convert_line(&line)).map_err(|e| e.to_string())?;
-            }
-        }
-        return out.flush().map_err(|e| e.to_string());
+        return batch::run(|request| Answer::plain(convert_request(request))).map(|_| ());
     }
     let attr_text = read_arg(
         args.attr
@@ -77,8 +87,7 @@ pub fn run(args: ConvertArgs) -> Result<(), String> {
     let version = args.triton;
     let defs = match &args.defs {
         Some(path) => {
-            let text =
-                std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+            let text = super::input::read_file(path)?;
             Defs::from_module(&text).map_err(|e| format!("{path}: {e}"))?
         }
         None => Defs::new(),
@@ -95,17 +104,26 @@ pub fn run(args: ConvertArgs) -> Result<(), String> {
             return Ok(());
         }
     };
+    let window = view::Window::parse(args.rows.as_deref(), args.cols.as_deref())?;
+    if window.is_some() && !(args.view || args.svg.is_some()) {
+        return Err("--rows and --cols choose what --view or --svg show; give one of them".into());
+    }
+    if args.zoom.is_some() && args.svg.is_none() {
+        return Err("--zoom sizes the cells of an --svg picture; give --svg FILE".into());
+    }
     if args.json {
         super::print_out(&format!("{}\n", to_json_string(&layout)))?;
-    } else if let Some(path) = args.svg {
-        let svg = view::svg(&layout)
-            .ok_or("this layout cannot be drawn (it needs 1 or 2 tensor dims)")?;
-        std::fs::write(&path, svg).map_err(|e| format!("cannot write {path}: {e}"))?;
+    } else if let Some(path) = &args.svg {
+        let opts = view::SvgOptions {
+            window,
+            cell_px: args.zoom,
+            ..view::SvgOptions::default()
+        };
+        let svg = view::svg(&layout, &opts)?;
+        std::fs::write(path, svg).map_err(|e| format!("cannot write {path}: {e}"))?;
         super::print_out(&format!("wrote {path}\n"))?;
     } else if args.view {
-        super::print_out(
-            &view::holders_table(&layout).unwrap_or_else(|| "(no table for this layout)\n".into()),
-        )?;
+        super::print_out(&view::holders_table(&layout, window.as_ref())?)?;
     } else {
         super::print_out(&format!("{layout}\n"))?;
     }

@@ -1,12 +1,16 @@
 //! `linear-layout eval`: JSON Lines in, JSON Lines out.
 
+use super::batch::{self, Answer};
 use clap::Args;
-use linear_layout::eval::{OPS, eval_line};
-use std::io::{BufRead, BufWriter, Write};
+use linear_layout::eval::{answer, describe, op_names};
 
 #[derive(Args)]
 #[command(after_help = eval_help())]
-pub struct EvalArgs {}
+pub struct EvalArgs {
+    /// List every op with its arguments, and exit.
+    #[arg(long)]
+    describe: bool,
+}
 
 fn eval_help() -> String {
     format!(
@@ -15,22 +19,17 @@ fn eval_help() -> String {
          {{\"bases\": [[in_dim, [[...], ...]], ...], \"out_dims\": [[name, size], ...]}}. With \
          \"check\": true the result is also checked against a brute-force reference built on \
          apply (layouts of at most {} input bits are checked value by value); a broken law is \
-         answered with the kind wrong_result.\n\nOps: {}",
+         answered with the kind wrong_result. An argument the op does not take is an error.\n\n{}\n\n\
+         Ops (--describe lists their arguments): {}",
         linear_layout::reference::BRUTE_BITS,
-        OPS.join(", ")
+        batch::help(),
+        op_names().join(", ")
     )
 }
 
-pub fn run(_: EvalArgs) -> Result<(), String> {
-    let stdin = std::io::stdin();
-    let mut out = BufWriter::new(std::io::stdout().lock());
-    for line in stdin.lock().lines() {
-        let line = line.map_err(|e| format!("cannot read stdin: {e}"))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let answer = eval_line(&line);
-        writeln!(out, "{answer}").map_err(|e| format!("cannot write: {e}"))?;
+pub fn run(args: EvalArgs) -> Result<(), String> {
+    if args.describe {
+        return super::print_out(&describe());
     }
-    out.flush().map_err(|e| format!("cannot write: {e}"))
+    batch::run(|request| Answer::plain(answer(request))).map(|_| ())
 }

@@ -1,6 +1,7 @@
 //! Command-line parsing and dispatch. Each subcommand lives in its own file
 //! and only calls the library.
 
+mod batch;
 mod check_ttgir;
 mod convert;
 mod eval;

@@ -6,7 +6,6 @@ use clap::Args;
 use linear_layout::finder::{Arch, Config, Dtype, Pattern, Prediction, Variant, predict};
 use linear_layout::triton::Release;
 use linear_layout::triton::release::{release_help, releases_help};
-use std::io::{BufRead, BufWriter, Write};
 
 /// The kernel configuration flags shared by `predict`, `shrink` and `repro`.
 #[derive(Args, Clone)]
@@ -193,29 +192,21 @@ pub fn run(args: PredictArgs) -> Result<Found, String> {
 
 /// `--batch`: one answer per line of stdin.
 fn batch() -> Result<Found, String> {
-    let mut any = false;
-    let mut out = BufWriter::new(std::io::stdout().lock());
-    for line in std::io::stdin().lock().lines() {
-        let line = line.map_err(|e| format!("cannot read stdin: {e}"))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let answer = match serde_json::from_str::<Config>(&line) {
-            Err(e) => {
-                serde_json::json!({"error": {"kind": "bad_request", "message": e.to_string()}})
-            }
+    let found = super::batch::run(|request| {
+        match serde_json::from_value::<Config>(request.clone()) {
+            Err(e) => super::batch::Answer::plain(
+                serde_json::json!({"error": {"kind": "bad_request", "message": e.to_string()}}),
+            ),
             Ok(cfg) => match predict(&cfg) {
-                Ok(p) => {
-                    any |= p.failure.is_some();
-                    serde_json::to_value(&p).unwrap_or_default()
-                }
-                Err(e) => {
-                    serde_json::json!({"error": {"kind": "invalid_config", "message": e.to_string()}})
-                }
+                Ok(p) => super::batch::Answer {
+                    found: p.failure.is_some(),
+                    value: serde_json::to_value(&p).unwrap_or_default(),
+                },
+                Err(e) => super::batch::Answer::plain(
+                    serde_json::json!({"error": {"kind": "invalid_config", "message": e.to_string()}}),
+                ),
             },
-        };
-        writeln!(out, "{answer}").map_err(|e| e.to_string())?;
-    }
-    out.flush().map_err(|e| e.to_string())?;
-    Ok(Found::when(any))
+        }
+    })?;
+    Ok(Found::when(found))
 }

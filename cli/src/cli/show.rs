@@ -38,9 +38,14 @@ fn render(l: &LinearLayout) -> String {
     let _ = writeln!(s, "Triton's text:{l}\n");
     let _ = writeln!(s, "JSON: {}\n", format::json::to_json_string(l));
     s.push_str(&matrix(l));
-    if let Some(table) = super::view::holders_table(l) {
-        s.push('\n');
-        s.push_str(&table);
+    match super::view::holders_table(l, None) {
+        Ok(table) => {
+            s.push('\n');
+            s.push_str(&table);
+        }
+        Err(why) => {
+            let _ = writeln!(s, "\n(who holds each element is not shown: {why})");
+        }
     }
     s
 }

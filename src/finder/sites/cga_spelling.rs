@@ -134,7 +134,7 @@ mod tests {
         // A parent's spelling counts too.
         let slice = Attr::Slice(crate::triton::attr::Slice {
             dim: 0,
-            parent: Box::new(split),
+            parent: std::sync::Arc::new(split),
         });
         assert!(check(&slice, Release::V3_9).is_err());
         assert!(check(&slice, Release::V3_4).is_ok());

@@ -296,7 +296,7 @@ fn core_matrix(n: &NvmmaShared) -> Result<LinearLayout> {
 /// wrapped to 2^32 − 1: it pushes a basis per step until memory runs out.
 /// The 3.3.1 wheel, compiling a `local_alloc` / `local_load` pair on a
 /// 16×8 fp16 buffer for sm90, grew to 24 GiB in 74 s and was killed by the
-/// kernel (notes/finder-agreement.md). 3.4 builds these layouts by its own
+/// kernel (notes/releases.md, the 3.3 row). 3.4 builds these layouts by its own
 /// recipe.
 ///
 /// `order` is the leading-offset order 3.3 gives the buffer (rank 2 or
