@@ -180,11 +180,6 @@ impl Release {
         Release::ALL.get(self as usize + 1).copied()
     }
 
-    /// The releases after this one, oldest first.
-    pub fn later(self) -> impl Iterator<Item = Release> {
-        Release::ALL.into_iter().filter(move |&r| r > self)
-    }
-
     // ---- Cut points that more than one model depends on. ----
 
     /// From 3.2, conversions and shared-memory transfers are lowered
