@@ -224,7 +224,7 @@ pub enum Attr {
 impl Attr {
     /// How deep the attribute nests as text, at most: each attribute in the
     /// chain of parents brings itself, its `{...}` and a list
-    /// ([`MAX_NESTING`](super::parse::MAX_NESTING) bounds what is parsed).
+    /// (the parser's nesting bound, 256 levels, limits what is parsed).
     pub fn depth(&self) -> usize {
         let mut depth = 3;
         let mut attr = self;
