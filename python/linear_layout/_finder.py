@@ -1,0 +1,248 @@
+"""The bug finder's answers, as records.
+
+:func:`~linear_layout.predict`, :func:`~linear_layout.fix_for`,
+:func:`~linear_layout.check_ttgir`, :func:`~linear_layout.sites` and
+:func:`~linear_layout.releases` (native, in ``linear_layout._native``) build
+the JSON the command line tool prints for the same question and return it as
+the record classes below: read-only, with the JSON keys as attributes, and
+``to_json()`` giving the CLI's text back. The classes only name the fields
+(for type checkers and ``help()``); a field the crate adds later is readable
+all the same.
+"""
+
+from __future__ import annotations
+
+from linear_layout._records import Record
+
+__all__ = [
+    "CheckReport",
+    "Failure",
+    "Fix",
+    "KernelConfig",
+    "Prediction",
+    "ReleaseInfo",
+    "Site",
+    "SiteChange",
+    "SiteLocation",
+    "SiteVerdict",
+    "Step",
+    "TtgirFinding",
+]
+
+
+class KernelConfig(Record):
+    """A kernel configuration in its JSON form (``predict --batch``'s input).
+
+    ``pattern`` (``dot``, ``chain-a``, ``chain-b``...), block sizes ``m``,
+    ``n``, ``k`` (``None`` for a pattern without one) and ``x`` (chain
+    patterns; else ``None``),
+    ``dtype``, ``num_warps``, ``num_stages``, ``arch``, ``triton`` (the
+    release) and, when not 1, ``num_ctas``; for a development build,
+    ``variant``. Any finder function
+    takes one back as its configuration.
+    """
+
+    __slots__ = ()
+    pattern: str
+    m: int
+    n: int
+    k: int | None
+    x: int | None
+    dtype: str
+    num_warps: int
+    num_stages: int
+    arch: str
+    triton: str
+
+
+class Failure(Record):
+    """Where and how a release fails: the crate's ``Failure::to_json``.
+
+    ``release``, ``site`` (the site's id, see :func:`~linear_layout.sites`),
+    ``ending`` (``assertion``, ``fatal_error``, ``diagnostic``, ``crash``),
+    ``verdict`` (``abort`` or ``error``), ``function`` and ``location`` (the
+    failing code, ``v3.2.0:lib/Tools/LinearLayout.cpp:562``),
+    ``triton_message`` (what Triton prints) and ``explanation`` (why these
+    layouts get there).
+    """
+
+    __slots__ = ()
+    release: str
+    site: str
+    ending: str
+    verdict: str
+    function: str
+    location: str
+    triton_message: str
+    explanation: str
+
+
+class Step(Record):
+    """One step of the modelled lowering: ``what`` happens, and the ``layout`` (if any)."""
+
+    __slots__ = ()
+    what: str
+
+    @property
+    def layout(self) -> str | None:
+        """The layout this step produced, as Triton prints it; ``None`` for a note."""
+        return self.get("layout")  # type: ignore[no-any-return]
+
+
+class Prediction(Record):
+    """The prediction for one configuration in one release (``predict --json``'s line).
+
+    ``verdict`` (``ok``, ``abort`` or ``error``: how a compile from Python
+    source ends), ``failure`` (absent when ``ok``), ``steps``, ``release`` and
+    ``config``.
+    """
+
+    __slots__ = ()
+    _field_types = {"failure": Failure, "steps": Step, "config": KernelConfig}  # noqa: RUF012
+    verdict: str
+    steps: list[Step]
+    release: str
+    config: KernelConfig
+
+    @property
+    def failure(self) -> Failure | None:
+        """Where and how the release fails; ``None`` when the verdict is ``ok``."""
+        return self.get("failure")  # type: ignore[no-any-return]
+
+    @property
+    def fails(self) -> bool:
+        """Whether the release fails to compile the configuration."""
+        return self.verdict != "ok"
+
+
+class BrokenAgain(Record):
+    """A later release where a fixed configuration fails again: ``release``, ``site``."""
+
+    __slots__ = ()
+    release: str
+    site: str
+
+
+class Fix(Record):
+    """The first release that compiles a configuration, and the change responsible.
+
+    ``config`` and ``release`` (what was asked), ``fixed_in`` (or ``None``),
+    ``change`` (in words), ``pr``, ``blocker`` (the site it fails at until
+    ``fixed_in``) and ``broken_again``.
+    """
+
+    __slots__ = ()
+    _field_types = {"config": KernelConfig, "broken_again": BrokenAgain}  # noqa: RUF012
+    config: KernelConfig
+    release: str
+    fixed_in: str | None
+    change: str
+    pr: str | None
+    blocker: str | None
+    broken_again: BrokenAgain | None
+
+
+class TtgirFinding(Record):
+    """One op of a TTGIR module the release fails on (``check-ttgir --json``).
+
+    ``line`` (1-based), ``op`` (``local_alloc``...; ``#name`` for a layout
+    definition the release cannot parse), ``verdict`` (compiling the file),
+    ``verdict_from_source`` (compiling the kernel from Python) and
+    ``failure``.
+    """
+
+    __slots__ = ()
+    _field_types = {"failure": Failure}  # noqa: RUF012
+    line: int
+    op: str
+    verdict: str
+    verdict_from_source: str
+    failure: Failure
+
+
+class CheckReport(Record):
+    """The checks of one release over a TTGIR module (``check-ttgir --json``).
+
+    ``file``, ``triton`` (the release), ``warnings`` and ``findings`` (empty
+    when no modelled check fails).
+    """
+
+    __slots__ = ()
+    _field_types = {"findings": TtgirFinding}  # noqa: RUF012
+    file: str
+    triton: str
+    warnings: list[str]
+    findings: list[TtgirFinding]
+
+
+class SiteVerdict(Record):
+    """How a failure at a location ends in one release: ``from_source``, ``from_file``."""
+
+    __slots__ = ()
+    release: str
+    from_source: str
+    from_file: str
+
+
+class SiteLocation(Record):
+    """Where a site fails in a span of releases.
+
+    ``releases``, ``open_ended`` (the span goes on past the newest
+    release), ``ending``, ``function``, ``file``, ``line``, ``location``,
+    ``message`` (Triton's text) and ``verdicts``.
+    """
+
+    __slots__ = ()
+    _field_types = {"verdicts": SiteVerdict}  # noqa: RUF012
+    releases: list[str]
+    open_ended: bool
+    ending: str
+    function: str
+    file: str
+    line: int | None
+    location: str
+    message: str
+    verdicts: list[SiteVerdict]
+
+
+class SiteChange(Record):
+    """A change in Triton that moved or removed a site's failures: ``release``, ``pr``, ``what``."""
+
+    __slots__ = ()
+    release: str
+    pr: str | None
+    what: str
+
+
+class Site(Record):
+    """A failure site's descriptor (``sites --json``).
+
+    ``id``, ``kind`` (``bug`` or ``rejection``), ``title``, ``workaround``,
+    ``locations`` and ``changes`` (oldest first).
+    """
+
+    __slots__ = ()
+    _field_types = {"locations": SiteLocation, "changes": SiteChange}  # noqa: RUF012
+    id: str
+    kind: str
+    title: str
+    workaround: str
+    locations: list[SiteLocation]
+    changes: list[SiteChange]
+
+
+class ReleaseInfo(Record):
+    """A row of the release table (``sites --json``'s ``releases``).
+
+    ``name`` (what the finder's functions take), ``minors`` (every
+    ``major.minor`` it stands for), ``wheel``, ``wheels``, ``tag`` and
+    ``dialect``.
+    """
+
+    __slots__ = ()
+    name: str
+    minors: list[str]
+    wheel: str
+    wheels: list[str]
+    tag: str
+    dialect: str

@@ -1,0 +1,49 @@
+//! `sites` and `releases`: the site descriptors and the release table.
+
+use super::records::records;
+use crate::errors::guard_infallible;
+use linear_layout::finder::site_table;
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+use serde_json::Value;
+
+/// One part of `sites --json`'s document.
+fn part(key: &str) -> PyResult<Vec<Value>> {
+    guard_infallible(|| match site_table::json().get_mut(key).map(Value::take) {
+        Some(Value::Array(items)) => items,
+        _ => Vec::new(),
+    })
+}
+
+/// Every failure site the finder models, sorted by id: the ``sites`` of
+/// ``linear-layout sites --json``.
+///
+/// Each ``Site`` has ``id`` (``"stmatrix"``...), ``kind`` (``"bug"`` or
+/// ``"rejection"``), ``title``, ``workaround``, ``locations`` (per span of
+/// releases: ``releases``, ``ending``, ``function``, ``file``, ``line``,
+/// ``location``, ``message`` (Triton's own text) and ``verdicts`` per
+/// release) and ``changes`` (the changes in Triton that moved or removed its
+/// failures, oldest first: ``release``, ``pr``, ``what``).
+///
+/// >>> "stmatrix" in [s.id for s in sites()]
+/// True
+#[pyfunction]
+pub(crate) fn sites(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    records(py, "Site", &part("sites")?)
+}
+
+/// The modelled Triton releases, oldest first: the ``releases`` of
+/// ``linear-layout sites --json``.
+///
+/// Each ``ReleaseInfo`` has ``name`` (what the other functions take:
+/// ``"3.2"``), ``minors`` (every ``major.minor`` it stands for), ``wheel``
+/// (the wheel the model is checked against first), ``wheels`` (every wheel
+/// checked), ``tag`` (the git tag sources are cited from) and ``dialect``
+/// (``"triton_gpu"`` or ``"ttg"``, the TTGIR spelling it prints).
+///
+/// >>> releases()[0].dialect
+/// 'triton_gpu'
+#[pyfunction]
+pub(crate) fn releases(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    records(py, "ReleaseInfo", &part("releases")?)
+}
