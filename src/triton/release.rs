@@ -23,8 +23,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::OnceLock;
 
-/// A modelled Triton release, or a bucket of releases that behave alike
-/// (3.5 and 3.6 behave as 3.7). Ordered oldest first.
+/// A modelled Triton release. Ordered oldest first.
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum Release {
     /// 3.1 (the 3.1.0 wheel).
@@ -35,8 +34,12 @@ pub enum Release {
     V3_3,
     /// 3.4 (the 3.4.0 wheel).
     V3_4,
-    /// 3.5, 3.6 and 3.7: conversions checked against the 3.7.1 wheel's
-    /// Gluon, compiles against 3.5.1, 3.6.0 and 3.7.1.
+    /// 3.5 (the 3.5.1 wheel): the first release with the generic
+    /// (`divideLeft`) stmatrix lowering and the three CGA lists still.
+    V3_5,
+    /// 3.6 (the 3.6.0 wheel): CGA layouts as linear bases (`CGALayout`).
+    V3_6,
+    /// 3.7 (the 3.7.1 wheel; conversions checked against its Gluon).
     V3_7,
     /// 3.8 (the 3.8.0 wheel).
     V3_8,
@@ -51,7 +54,8 @@ pub struct ReleaseInfo {
     pub release: Release,
     /// The name it is given and printed with (`3.7`).
     pub name: &'static str,
-    /// Every `major.minor` it stands for (`3.5`, `3.6`, `3.7`).
+    /// Every `major.minor` it stands for (one, unless a row stands for a
+    /// bucket of releases that behave alike).
     pub minors: &'static [&'static str],
     /// The wheel the model is checked against first (`3.7.1`).
     pub wheel: &'static str,
@@ -65,7 +69,7 @@ pub struct ReleaseInfo {
 }
 
 /// Every modelled release, oldest first.
-pub const RELEASES: [ReleaseInfo; 7] = [
+pub const RELEASES: [ReleaseInfo; 9] = [
     ReleaseInfo {
         release: Release::V3_1,
         name: "3.1",
@@ -103,11 +107,29 @@ pub const RELEASES: [ReleaseInfo; 7] = [
         dialect: "ttg",
     },
     ReleaseInfo {
+        release: Release::V3_5,
+        name: "3.5",
+        minors: &["3.5"],
+        wheel: "3.5.1",
+        wheels: &["3.5.1"],
+        tag: "v3.5.1",
+        dialect: "ttg",
+    },
+    ReleaseInfo {
+        release: Release::V3_6,
+        name: "3.6",
+        minors: &["3.6"],
+        wheel: "3.6.0",
+        wheels: &["3.6.0"],
+        tag: "v3.6.0",
+        dialect: "ttg",
+    },
+    ReleaseInfo {
         release: Release::V3_7,
         name: "3.7",
-        minors: &["3.5", "3.6", "3.7"],
+        minors: &["3.7"],
         wheel: "3.7.1",
-        wheels: &["3.5.1", "3.6.0", "3.7.1"],
+        wheels: &["3.7.1"],
         tag: "v3.7.1",
         dialect: "ttg",
     },
@@ -136,11 +158,13 @@ const LATEST_ALIASES: [&str; 3] = ["latest", "newest", "main"];
 
 impl Release {
     /// Every modelled release, oldest first.
-    pub const ALL: [Release; 7] = [
+    pub const ALL: [Release; 9] = [
         Release::V3_1,
         Release::V3_2,
         Release::V3_3,
         Release::V3_4,
+        Release::V3_5,
+        Release::V3_6,
         Release::V3_7,
         Release::V3_8,
         Release::V3_9,
@@ -279,13 +303,13 @@ impl Release {
     /// (2 when absent) and check the CGA bases against it; 3.8 infers it
     /// from the CGA bases.
     pub fn reads_nvmma_rank_field(self) -> bool {
-        self == Release::V3_7
+        (Release::V3_5..=Release::V3_7).contains(&self)
     }
 
-    /// From 3.5 (the 3.7 bucket) `#ttg.linear`'s nonzero bases must make a
-    /// bijection; `amd_wmma`'s CTA part is a linear layout of its own.
+    /// From 3.6 `#ttg.linear`'s nonzero bases must make a bijection (the
+    /// verifier's message is in the 3.6.0 wheel, not in 3.5.1's).
     pub fn verifies_linear_bijection(self) -> bool {
-        self >= Release::V3_7
+        self >= Release::V3_6
     }
 
     /// 3.3 still builds every NVMMA shared layout with 3.2's leading-offset
@@ -300,10 +324,11 @@ impl Release {
         !(Release::V3_4..=Release::V3_7).contains(&self)
     }
 
-    /// From 3.5 (the 3.7 bucket) `amd_wmma` stores its CTA part as a linear
-    /// layout (`ctaLayout`) instead of `warpsPerCTA`.
+    /// From 3.5 `amd_wmma` stores its CTA part as a linear layout
+    /// (`ctaLayout`) instead of `warpsPerCTA` (checked on 3.7.1's Gluon;
+    /// 3.5 and 3.6 follow 3.7 here, unchecked).
     pub fn has_wmma_cta_layout(self) -> bool {
-        self >= Release::V3_7
+        self >= Release::V3_5
     }
 
     /// 3.4 to 3.7 assert that a WMMA tensor covers one instruction along M
@@ -316,26 +341,41 @@ impl Release {
     /// 3.5 to 3.7 repeat a WMMA operand's registers along K up to the
     /// tensor's K; 3.8 stops at the instruction's K.
     pub fn wmma_operands_cover_whole_k(self) -> bool {
-        self == Release::V3_7
+        (Release::V3_5..=Release::V3_7).contains(&self)
     }
 
     /// 3.5 to 3.7 fit a WMMA operand with its parent's CGA; 3.8 with the
     /// operand's own (K projected away).
     pub fn wmma_operands_take_parent_cga(self) -> bool {
-        self == Release::V3_7
+        (Release::V3_5..=Release::V3_7).contains(&self)
     }
 
-    /// From 3.5 (the 3.7 bucket) fp8 `mma.sync` on consumer Blackwell
-    /// (cc 120) takes fp8 operands unpromoted (`mmav2SupportsFp8Operands`).
+    /// Whether the LLVM this release links knows the NVPTX processor of
+    /// compute capability `capability` (`sm_100`, …). The backend hands
+    /// LLVM `sm_{capability}` (`sm_90a`; 3.3 on `sm_{capability}a` from 90);
+    /// for a processor it does not know, LLVM warns, ignores it and selects
+    /// instructions for its default `sm_20`, where warp shuffles do not
+    /// exist. The wheels' `libtriton.so` list the processors: 3.1.0 up to
+    /// `sm_90a`, 3.2.0 adds `sm_100`, 3.3.1 `sm_100a` to `sm_120a`.
+    pub fn llvm_knows_processor(self, capability: u32) -> bool {
+        match self {
+            Release::V3_1 => capability <= 90,
+            Release::V3_2 => capability <= 100,
+            _ => capability <= 120,
+        }
+    }
+
+    /// From 3.5 fp8 `mma.sync` on consumer Blackwell (cc 120) takes fp8
+    /// operands unpromoted (`mmav2SupportsFp8Operands`).
     pub fn sm120_has_fp8_mma(self) -> bool {
-        self >= Release::V3_7
+        self >= Release::V3_5
     }
 
-    /// From 3.5 (the 3.7 bucket) async copies are split by
+    /// From 3.5 async copies are split by
     /// `largestVectorisation` after a pointer-width check; 3.2–3.4 count
     /// consecutive registers on consecutive offsets.
     pub fn vectorises_async_copies(self) -> bool {
-        self >= Release::V3_7
+        self >= Release::V3_5
     }
 
     /// 3.2 alone splits a shared offset into one in-dim per tensor dim
@@ -367,7 +407,7 @@ impl Release {
     /// encoding (`toLinearEncoding`, and Gluon's `to_linear_layout`), which
     /// is verified as `#ttg.linear` is.
     pub fn wraps_layouts_as_linear_encodings(self) -> bool {
-        self == Release::V3_7
+        (Release::V3_5..=Release::V3_7).contains(&self)
     }
 }
 
@@ -386,7 +426,7 @@ pub struct UnknownRelease(pub String);
 impl FromStr for Release {
     type Err = UnknownRelease;
 
-    /// `3.2`, `3.2.0`, `3.5.1` (the 3.7 bucket), `latest`, `newest`, `main`.
+    /// `3.2`, `3.2.0`, `3.5.1`, `latest`, `newest`, `main`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let t = s.trim();
         if LATEST_ALIASES.contains(&t) {
@@ -405,8 +445,9 @@ impl FromStr for Release {
     }
 }
 
-/// The names accepted, generated from [`RELEASES`]: `3.1, 3.2, …, 3.7 (also
-/// 3.5, 3.6), 3.8, 3.9 (or latest, newest, main)`.
+/// The names accepted, generated from [`RELEASES`]: `3.1, 3.2, …, 3.9 (or
+/// latest, newest, main)`; a row standing for several minors lists them
+/// (`3.7 (also 3.5, 3.6)`).
 pub fn release_list() -> &'static str {
     static LIST: OnceLock<String> = OnceLock::new();
     LIST.get_or_init(|| {
@@ -554,8 +595,8 @@ mod tests {
             ("3.2.0", V3_2),
             ("3.3.1", V3_3),
             ("3.4.0", V3_4),
-            ("3.5.1", V3_7),
-            ("3.6", V3_7),
+            ("3.5.1", V3_5),
+            ("3.6", V3_6),
             ("3.7.1", V3_7),
             ("3.8.0", V3_8),
             ("3.9.0", V3_9),

@@ -11,7 +11,7 @@ use crate::triton::release::{Release, Span};
 use crate::triton::{Change, Ending, Location, Site, SiteKind};
 
 static ACC_3_5: Location = Location {
-    releases: Span::only(Release::V3_7),
+    releases: Span::until(Release::V3_5, Release::V3_8),
     ending: Ending::Diagnostic,
     function: "dot",
     file: "python/triton/language/semantic.py",

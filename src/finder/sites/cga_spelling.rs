@@ -11,10 +11,9 @@
 //! 3.7.1, 3.8.0 and 3.9.0 wheels refuse `CTAOrder`, and each compiles the
 //! module in its own spelling.
 //!
-//! Release 3.7 here stands for 3.5 to 3.7, which differ: 3.5 reads the
-//! three lists, 3.6 and 3.7 the bases. It reads both, so that neither is
-//! refused wrongly (measured: the 3.5.1 wheel compiles a rank-3 NVMMA
-//! buffer spelled with the three lists).
+//! Measured with the same module on the 3.5.1 wheel (which refuses
+//! `CGALayout`) and the 3.6.0 wheel (which refuses `CTAOrder`): the
+//! spelling changed in 3.6 (PR #8770).
 
 use super::Failure;
 use crate::triton::Release;
@@ -25,19 +24,18 @@ use crate::triton::{Change, Ending, Location, Site, SiteKind};
 const FUNCTION: &str = "every layout attribute's parse";
 const FILE: &str = "lib/Dialect/TritonGPU/IR/Dialect.cpp";
 
-/// Up to 3.5 the `CGALayout` bases are refused (3.5 is read with 3.6 and
-/// 3.7, which take them).
+/// Up to 3.5 the `CGALayout` bases are refused.
 static REFUSES_BASES: Location = Location {
-    releases: Span::until(Release::V3_1, Release::V3_7),
+    releases: Span::until(Release::V3_1, Release::V3_6),
     ending: Ending::Diagnostic,
     function: FUNCTION,
     file: FILE,
     line: None,
     message: "unexpected key: ",
 };
-/// From 3.8 the three lists are refused.
+/// From 3.6 the three lists are refused.
 static REFUSES_LISTS: Location = Location {
-    releases: Span::since(Release::V3_8),
+    releases: Span::since(Release::V3_6),
     ending: Ending::Diagnostic,
     function: FUNCTION,
     file: FILE,
@@ -51,18 +49,11 @@ pub(crate) static SITE: Site = Site {
     kind: SiteKind::Rejection,
     title: "a CGA spelled the way another release reads it (refused as the module is parsed)",
     locations: &[&REFUSES_BASES, &REFUSES_LISTS],
-    changes: &[
-        Change {
-            release: Release::V3_7,
-            pr: None,
-            what: "3.6 spells a CGA as `CGALayout` bases (3.5 still reads the three lists)",
-        },
-        Change {
-            release: Release::V3_8,
-            pr: None,
-            what: "the three lists `CTAsPerCGA`, `CTASplitNum`, `CTAOrder` are no longer read",
-        },
-    ],
+    changes: &[Change {
+        release: Release::V3_6,
+        pr: Some("#8770"),
+        what: "a CGA is spelled as `CGALayout` bases; the three lists `CTAsPerCGA`, `CTASplitNum`, `CTAOrder` are no longer read",
+    }],
     workaround: "dump the TTGIR with the release that compiles it",
 };
 
@@ -115,8 +106,8 @@ mod tests {
         let bases = blocked(", CGALayout = []");
         let plain = blocked("");
         for release in Release::ALL {
-            let new = release >= Release::V3_8;
-            let old = release <= Release::V3_4;
+            let new = release >= Release::V3_6;
+            let old = release <= Release::V3_5;
             let refused = |a: &Attr| check(a, release).err().map(|f| f.triton_message);
             assert_eq!(refused(&split).is_some(), new, "{release}");
             assert_eq!(refused(&bases).is_some(), old, "{release}");

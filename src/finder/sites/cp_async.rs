@@ -75,7 +75,9 @@ const fn per_copy(release: Release, line: u32) -> Location {
         message: "Assertion `nBytes == 16 || nBytes == 8 || nBytes == 4' failed.",
     }
 }
-/// The per-copy assertion from 3.5 (3.7.1's line for 3.5 to 3.7).
+/// The per-copy assertion from 3.5, at each wheel's line.
+static PER_COPY_3_5: Location = per_copy(Release::V3_5, 1206);
+static PER_COPY_3_6: Location = per_copy(Release::V3_6, 1202);
 static PER_COPY_3_7: Location = per_copy(Release::V3_7, 1203);
 static PER_COPY_3_8: Location = per_copy(Release::V3_8, 1060);
 static PER_COPY_3_9: Location = Location {
@@ -83,6 +85,8 @@ static PER_COPY_3_9: Location = Location {
     ..per_copy(Release::V3_9, 1077)
 };
 const PER_COPY: Since<&'static Location> = Since(&[
+    (Release::V3_5, &PER_COPY_3_5),
+    (Release::V3_6, &PER_COPY_3_6),
     (Release::V3_7, &PER_COPY_3_7),
     (Release::V3_8, &PER_COPY_3_8),
     (Release::V3_9, &PER_COPY_3_9),
@@ -97,6 +101,8 @@ pub(crate) static SITE: Site = Site {
         &WIDTH_3_1,
         &TOO_SMALL,
         &CONVERSION,
+        &PER_COPY_3_5,
+        &PER_COPY_3_6,
         &PER_COPY_3_7,
         &PER_COPY_3_8,
         &PER_COPY_3_9,
@@ -113,7 +119,7 @@ pub(crate) static SITE: Site = Site {
             what: "a pipelined rank-3 load's shared buffer keeps the load's order, so the copy vectorises again",
         },
         Change {
-            release: Release::V3_7,
+            release: Release::V3_5,
             pr: None,
             what: "copies are split by largestVectorisation after a pointer-width check",
         },

@@ -27,7 +27,7 @@ static SMALL_BLOCKS_3_1: Location = Location {
     message: "AssertionError: small blocks not supported!",
 };
 static SHAPES_3_3: Location = Location {
-    releases: Span::until(Release::V3_3, Release::V3_7),
+    releases: Span::until(Release::V3_3, Release::V3_5),
     ending: Ending::Diagnostic,
     function: "dot",
     file: SEMANTIC,
@@ -35,7 +35,7 @@ static SHAPES_3_3: Location = Location {
     message: "AssertionError: Input shapes should have M >= 16, N >= 16 and K >= 32",
 };
 static SHAPES: Location = Location {
-    releases: Span::since(Release::V3_7),
+    releases: Span::since(Release::V3_5),
     ending: Ending::Diagnostic,
     function: "dot",
     file: SEMANTIC,

@@ -7,10 +7,9 @@
 //! error before any lowering; in earlier releases the same box check is an
 //! assertion or fatal error inside the lowering ([`super::shared_tile`]).
 //! Measured: the 3.7.1, 3.8.0 and 3.9.0 wheels print this diagnostic; 3.5.1
-//! and 3.6.0 end the same modules with the caught fatal error "Block shape
-//! is too small for the swizzle byte size in NVMMA Shared Layout" (also an
-//! error, so the verdict is the same). 3.5 to 3.7 are modelled as one
-//! release, 3.7, so this is the message reported for all of them.
+//! and 3.6.0 verify no such thing and end the same modules in the lowering,
+//! with the caught fatal error "Block shape is too small for the swizzle
+//! byte size in NVMMA Shared Layout" (the `nvmma_shared` conversion site).
 
 use super::Failure;
 use crate::triton::Release;

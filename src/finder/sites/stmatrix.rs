@@ -77,9 +77,9 @@ pub(crate) static SITE: Site = Site {
             what: "local_alloc finds stmatrix by layout division and falls back to plain stores; the hand-built chooser is no longer called",
         },
         Change {
-            release: Release::V3_7,
+            release: Release::V3_5,
             pr: Some("#7703"),
-            what: "the hand-built stmatrix choosers are deleted (3.5)",
+            what: "the hand-built stmatrix choosers are deleted",
         },
     ],
     workaround: "num_warps of 4 or fewer for a chained dot whose first result is 64 wide (the wgmma instruction N then fills a swizzle chunk), or Triton 3.4 or later",
@@ -105,7 +105,7 @@ const LOWERING: Since<Lowering> = Since(&[
     (Release::V3_2, Lowering::LeadingOffset),
     (Release::V3_3, Lowering::Rewritten),
     (Release::V3_4, Lowering::Division),
-    (Release::V3_7, Lowering::Generic),
+    (Release::V3_5, Lowering::Generic),
 ]);
 
 /// What `local_alloc` stores: an accumulator of `rows × cols` elements of

@@ -59,7 +59,7 @@ pub(super) static IDENTITY_POW2: Location = Location {
 };
 
 /// The releases that assert on an untransposed 64×4 instruction.
-const SITE_64X4_ASSERTED: Span = Span::since(Release::V3_7);
+const SITE_64X4_ASSERTED: Span = Span::since(Release::V3_5);
 
 /// The site: converting an AMD MFMA accumulator or operand.
 pub(crate) static SITE: Site = Site {

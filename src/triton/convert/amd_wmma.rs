@@ -34,10 +34,11 @@ static VERSION_3_2: Location = Location {
     line: None,
     message: "Assertion `ver == 1 || ver == 2' failed.",
 };
-/// Later releases know versions 1 to 3 (the string is in the 3.7.1 wheel,
-/// not in 3.3.1's or 3.4.0's; the verifier refuses other versions first).
+/// Later releases know versions 1 to 3 (the string is in the 3.6.0 and
+/// 3.7.1 wheels, not in 3.3.1's, 3.4.0's or 3.5.1's; the verifier refuses
+/// other versions first).
 static VERSION: Location = Location {
-    releases: Span::since(Release::V3_7),
+    releases: Span::since(Release::V3_6),
     ending: Ending::Assertion,
     function: "AMDWmmaEncodingAttr::toLinearLayout",
     file: LLC,
@@ -46,7 +47,7 @@ static VERSION: Location = Location {
 };
 /// The same check in the operand builder.
 static DOT_VERSION: Location = Location {
-    releases: Span::since(Release::V3_7),
+    releases: Span::since(Release::V3_6),
     ending: Ending::Assertion,
     function: "wmmaDotOperandToLinearLayout",
     file: LLC,

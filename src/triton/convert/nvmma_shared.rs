@@ -71,8 +71,8 @@ static TMA_BOX_3_4: Location = Location {
     message: "Assertion `blockShape[contigDim] >= contigDimSize' failed.",
 };
 /// 3.5 to 3.7's TMA box check.
-static TMA_BOX_3_7: Location = Location {
-    releases: Span::only(Release::V3_7),
+static TMA_BOX_3_5: Location = Location {
+    releases: Span::until(Release::V3_5, Release::V3_8),
     ending: Ending::FatalError,
     function: "getTMABlockShape",
     file: "lib/Dialect/TritonNvidiaGPU/Transforms/TMAUtilities.cpp",
@@ -117,7 +117,7 @@ pub(crate) static SITE: Site = Site {
         &LEADING_ILLEGAL,
         &UNSWIZZLED_OOM_3_3,
         &TMA_BOX_3_4,
-        &TMA_BOX_3_7,
+        &TMA_BOX_3_5,
         &TMA_BOX,
         &NVMMA_ILLEGAL,
         &NVMMA_RANK,
@@ -129,7 +129,7 @@ pub(crate) static SITE: Site = Site {
             what: "NVMMA buffers are built by buildNvmmaSharedLinearLayout from the TMA box; an unswizzled one no longer runs out of memory",
         },
         Change {
-            release: Release::V3_7,
+            release: Release::V3_5,
             pr: None,
             what: "the TMA box check is a fatal error instead of an assertion",
         },
@@ -140,7 +140,7 @@ pub(crate) static SITE: Site = Site {
 /// Where the TMA box check fails, per release.
 const TMA_BOX_CHECK: Since<&'static Location> = Since(&[
     (Release::V3_4, &TMA_BOX_3_4),
-    (Release::V3_7, &TMA_BOX_3_7),
+    (Release::V3_5, &TMA_BOX_3_5),
     (Release::V3_8, &TMA_BOX),
 ]);
 

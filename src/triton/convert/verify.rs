@@ -28,7 +28,7 @@ static CGA_SURJECTIVE: Location = Location {
 /// 3.5 to 3.7 wrap every distributed layout's linear layout as a linear
 /// encoding, whose verifier then runs ([`super::to_linear_layout`]).
 pub(super) static LINEAR_ENCODING: Location = Location {
-    releases: Span::only(Release::V3_7),
+    releases: Span::until(Release::V3_5, Release::V3_8),
     ending: Ending::Assertion,
     function: "LinearEncodingAttr::verify (from toLinearEncoding)",
     file: "lib/Dialect/TritonGPU/IR/Dialect.cpp",
@@ -229,7 +229,7 @@ pub(crate) fn verify_linear(l: &Linear, version: Release) -> Result<()> {
             "In a distributed layout, each base must move in at most one dimension.",
         ));
     }
-    // From 3.6 (read here as 3.7).
+    // From 3.6 (the message is in the 3.6.0 wheel, not in 3.5.1's).
     if version.verifies_linear_bijection() && !bijective_without_zero_bases(&l.bases) {
         return Err(invalid(
             "linear",
