@@ -190,6 +190,7 @@ fn fla_kernel_outcomes_follow_its_chained_products() {
             num_stages: c["num_stages"].as_u64().unwrap_or(2),
             arch: c["arch"].as_str().unwrap().parse().unwrap(),
             triton: c["triton"].as_str().unwrap().parse().unwrap(),
+            num_ctas: 1,
             variant: None,
         };
         let p = predict(&cfg).unwrap();

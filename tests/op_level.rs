@@ -201,6 +201,7 @@ fn the_pre_5905_variant_fails_where_3_3_rejects_its_copies() {
                 num_stages: 2,
                 arch: Arch::Sm80,
                 triton: Release::V3_3,
+                num_ctas: 1,
                 variant: Some(Variant::Pre5905),
             };
             let p = predict(&cfg).unwrap();

@@ -941,3 +941,60 @@ fn messages_say_what_is_wrong() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is too large"));
 }
+
+/// `--num-ctas` reaches the finder's CTA planning: a chain's second dot
+/// fails PlanCTA from 3.4 to 3.8 (the 3.4.0 – 3.8.0 wheels assert on it,
+/// `ctas-triton-*.jsonl`), 3.9 plans each dot on its own; below sm90 the
+/// count is refused once, with the reason.
+#[test]
+fn num_ctas_reaches_cta_planning() {
+    let chain = [
+        "predict",
+        "--pattern",
+        "chain-a",
+        "--m",
+        "16",
+        "--n",
+        "16",
+        "--k",
+        "16",
+        "--x",
+        "16",
+        "--dtype",
+        "fp16",
+        "--num-warps",
+        "4",
+        "--num-stages",
+        "1",
+        "--arch",
+        "sm90",
+        "--num-ctas",
+        "2",
+        "--json",
+        "--triton",
+    ];
+    for (release, code) in [("3.4", 1), ("3.8", 1), ("3.9", 0)] {
+        let mut args = chain.to_vec();
+        args.push(release);
+        let out = run_with(&args, code);
+        let v: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+        assert_eq!(v["config"]["num_ctas"], 2, "{out}");
+        let site = v["failure"]["site"].as_str();
+        assert_eq!(site, (code == 1).then_some("plan_cta"), "{release}: {out}");
+    }
+    let out = bin()
+        .args([
+            "predict",
+            "--pattern",
+            "dot",
+            "--arch",
+            "sm80",
+            "--num-ctas",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("needs sm90 or later").count(), 1, "{err}");
+}

@@ -46,6 +46,7 @@ struct Input {
     warps: Warps,
     stages: u8,
     arch: u8,
+    ctas: u8,
     release: u8,
     pre_5905: bool,
 }
@@ -73,6 +74,12 @@ impl Input {
                 (self.stages - 0xf0) as u64
             },
             arch: pick(&Arch::ALL, self.arch),
+            // Mostly 1, 2, 4 or 8 CTAs; sometimes any count.
+            num_ctas: if self.ctas < 0xf0 {
+                1 << (self.ctas % 4)
+            } else {
+                (self.ctas - 0xf0) as u64
+            },
             triton: pick(&Release::ALL, self.release),
             variant: self.pre_5905.then_some(Variant::Pre5905),
         }

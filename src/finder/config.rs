@@ -6,7 +6,7 @@ use std::fmt;
 
 /// A kernel pattern (single program, no masks, row-major contiguous inputs,
 /// fp32 accumulation (int32 for int8), results cast back to the input
-/// dtype).
+/// dtype). The kernels are `tests/oracle/compile/grid_kernels.py`.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
 pub enum Pattern {
@@ -21,20 +21,55 @@ pub enum Pattern {
     /// with 3-D loads reshaped and transposed into a dot.
     #[serde(rename = "inductor-3d")]
     Inductor3d,
+    /// `O[M,N] = cumsum(X[M,N], axis=0)`, in fp32 (no K): `tl.cumsum`'s
+    /// lowering per CTA split.
+    Scan,
+    /// `O[M,K] = gather(S[M,N], I[M,K], axis=1)` with in-range indices:
+    /// `tl.gather`'s warp-local layout (triton #11600), from 3.3.
+    Gather,
 }
 
 impl Pattern {
     /// Every pattern.
-    pub const ALL: [Pattern; 4] = [
+    pub const ALL: [Pattern; 6] = [
         Pattern::Dot,
         Pattern::ChainA,
         Pattern::ChainB,
         Pattern::Inductor3d,
+        Pattern::Scan,
+        Pattern::Gather,
     ];
 
     /// Whether the pattern chains two dots (and so takes `x`).
     pub fn is_chain(self) -> bool {
         matches!(self, Pattern::ChainA | Pattern::ChainB)
+    }
+
+    /// Whether the pattern holds a `tl.dot` (its sizes start at 16, its
+    /// dtypes are every [`Dtype`]).
+    pub fn has_dot(self) -> bool {
+        !matches!(self, Pattern::Scan | Pattern::Gather)
+    }
+
+    /// Whether the pattern takes `k` (every pattern but `scan`).
+    pub fn takes_k(self) -> bool {
+        self != Pattern::Scan
+    }
+
+    /// Whether the pattern takes `dtype`: a dot every [`Dtype`], `scan` and
+    /// `gather` the floating-point types of 16 and 32 bits (their kernels
+    /// sum or move fp16, bf16 or fp32 values).
+    pub fn takes_dtype(self, dtype: Dtype) -> bool {
+        self.has_dot() || matches!(dtype, Dtype::Fp16 | Dtype::Bf16 | Dtype::Fp32)
+    }
+
+    /// The number of `tl.dot`s in the kernel.
+    pub fn dots(self) -> u64 {
+        match self {
+            Pattern::ChainA | Pattern::ChainB => 2,
+            Pattern::Dot | Pattern::Inductor3d => 1,
+            Pattern::Scan | Pattern::Gather => 0,
+        }
     }
 
     /// The pattern's name on the command line.
@@ -44,6 +79,8 @@ impl Pattern {
             Pattern::ChainA => "chain-a",
             Pattern::ChainB => "chain-b",
             Pattern::Inductor3d => "inductor-3d",
+            Pattern::Scan => "scan",
+            Pattern::Gather => "gather",
         }
     }
 }
@@ -55,7 +92,9 @@ impl std::str::FromStr for Pattern {
             .into_iter()
             .find(|p| p.name() == s)
             .ok_or_else(|| {
-                format!("unknown pattern `{s}`; expected dot, chain-a, chain-b or inductor-3d")
+                format!(
+                    "unknown pattern `{s}`; expected dot, chain-a, chain-b, inductor-3d, scan or gather"
+                )
             })
     }
 }
@@ -289,7 +328,9 @@ pub struct Config {
     pub m: u64,
     /// Block size N.
     pub n: u64,
-    /// Block size K.
+    /// Block size K (the gather's index columns); 0 (`null`) for `scan`,
+    /// which takes none.
+    #[serde(default, with = "k_serde")]
     pub k: u64,
     /// The chain patterns' second dot size.
     #[serde(default)]
@@ -302,6 +343,10 @@ pub struct Config {
     pub num_stages: u64,
     /// Target.
     pub arch: Arch,
+    /// CTAs per program (a thread-block cluster from 2): 1, 2, 4 or 8;
+    /// more than one needs sm90 or later. Absent in JSON means 1.
+    #[serde(default = "one_cta", skip_serializing_if = "is_one_cta")]
+    pub num_ctas: u64,
     /// Release.
     #[serde(with = "version_serde")]
     pub triton: Release,
@@ -309,6 +354,18 @@ pub struct Config {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<Variant>,
 }
+
+fn one_cta() -> u64 {
+    1
+}
+
+fn is_one_cta(n: &u64) -> bool {
+    *n == 1
+}
+
+/// The CTA counts a configuration may take: thread-block clusters of up to
+/// 8 CTAs (the portable cluster size).
+pub const NUM_CTAS: [u64; 4] = [1, 2, 4, 8];
 
 /// Why a configuration is impossible.
 #[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
@@ -319,12 +376,46 @@ impl Config {
     /// Checks that the parameters are in the space the finder models.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let bad = |m: String| Err(ConfigError(m));
-        for (name, v) in [("m", self.m), ("n", self.n), ("k", self.k)] {
-            if !v.is_power_of_two() || !(16..=1024).contains(&v) {
+        // A dot needs 16 along every dim in the releases that check sizes;
+        // the other patterns take any power of two.
+        let smallest = if self.pattern.has_dot() { 16 } else { 1 };
+        let mut sizes = vec![("m", self.m), ("n", self.n)];
+        if self.pattern.takes_k() {
+            sizes.push(("k", self.k));
+        } else if self.k != 0 {
+            return bad(format!(
+                "pattern {} takes no k (got {})",
+                self.pattern.name(),
+                self.k
+            ));
+        }
+        for (name, v) in sizes {
+            if !v.is_power_of_two() || !(smallest..=1024).contains(&v) {
                 return bad(format!(
-                    "{name} = {v} must be a power of two between 16 and 1024"
+                    "{name} = {v} must be a power of two between {smallest} and 1024 for pattern {}",
+                    self.pattern.name()
                 ));
             }
+        }
+        if !self.pattern.takes_dtype(self.dtype) {
+            return bad(format!(
+                "pattern {} takes fp16, bf16 or fp32 (got {})",
+                self.pattern.name(),
+                self.dtype.name()
+            ));
+        }
+        if !NUM_CTAS.contains(&self.num_ctas) {
+            return bad(format!("num_ctas = {} must be 1, 2, 4 or 8", self.num_ctas));
+        }
+        // Triton 3.5 and later refuse it up front (`ValueError: num_ctas >
+        // 1 requires NVIDIA SM90+ (Hopper)`); earlier releases accept it and
+        // break in lowerings written for Hopper, which are not modelled.
+        if self.num_ctas > 1 && self.arch.capability() < 90 {
+            return bad(format!(
+                "num_ctas = {} needs sm90 or later (Triton 3.5+ raises `num_ctas > 1 requires NVIDIA SM90+`; \
+                 older releases' multi-CTA lowering below sm90 is not modelled)",
+                self.num_ctas
+            ));
         }
         match (self.pattern.is_chain(), self.x) {
             (true, None) => return bad(format!("pattern {} needs x", self.pattern.name())),
@@ -351,6 +442,16 @@ impl Config {
             return bad(format!(
                 "num_stages = {} must be 1, 2, 3 or 4",
                 self.num_stages
+            ));
+        }
+        // The CTA study behind the multi-CTA models covers 3.4 to 3.9; 3.1 to
+        // 3.3 plan CTAs as 3.4 does, but then fail in lowerings of theirs
+        // that are not modelled (MMA v2 operands: `reshapeIns`, 3.2 and 3.3;
+        // `SmallVector` indices and SIGFPE, 3.1: measured).
+        if self.num_ctas > 1 && self.triton < Release::V3_4 {
+            return bad(format!(
+                "num_ctas = {} is modelled from Triton 3.4 (got {})",
+                self.num_ctas, self.triton
             ));
         }
         if let Some(v) = self.variant.filter(|v| v.release() != self.triton) {
@@ -383,8 +484,12 @@ impl Config {
 
     /// The number of elements the kernel's tiles hold (for ranking repros).
     pub fn elements(&self) -> u64 {
-        let base = self.m * self.k + self.k * self.n + self.m * self.n;
-        base + self.x.map_or(0, |x| x * self.n + x * self.m)
+        let base = match self.pattern {
+            Pattern::Scan => self.m * self.n,
+            Pattern::Gather => self.m * self.n + self.m * self.k,
+            _ => self.m * self.k + self.k * self.n + self.m * self.n,
+        };
+        (base + self.x.map_or(0, |x| x * self.n + x * self.m)) * self.num_ctas.max(1)
     }
 }
 
@@ -393,12 +498,21 @@ impl Config {
     /// k=64 x=64 bf16 warps=8 stages=2 sm90`.
     pub fn kernel(&self) -> String {
         let x = self.x.map(|x| format!(" x={x}")).unwrap_or_default();
+        let k = if self.pattern.takes_k() {
+            format!(" k={}", self.k)
+        } else {
+            String::new()
+        };
+        let ctas = if self.num_ctas == 1 {
+            String::new()
+        } else {
+            format!(" ctas={}", self.num_ctas)
+        };
         format!(
-            "{} m={} n={} k={}{x} {} warps={} stages={} {}",
+            "{} m={} n={}{k}{x} {} warps={} stages={} {}{ctas}",
             self.pattern.name(),
             self.m,
             self.n,
-            self.k,
             self.dtype.name(),
             self.num_warps,
             self.num_stages,
@@ -414,6 +528,24 @@ impl fmt::Display for Config {
             Some(v) => write!(f, " variant={}", v.name()),
             None => Ok(()),
         }
+    }
+}
+
+/// `k` as JSON: a number, or `null` (or absent) for a pattern without K,
+/// read as 0 and written back as `null`.
+mod k_serde {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(k: &u64, s: S) -> Result<S::Ok, S::Error> {
+        if *k == 0 {
+            s.serialize_none()
+        } else {
+            s.serialize_u64(*k)
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        Ok(Option::<u64>::deserialize(d)?.unwrap_or(0))
     }
 }
 

@@ -1,6 +1,7 @@
 //! One configuration → the verdict the real compiler gives.
 
 use super::config::{Arch, Config, ConfigError, Dtype, Pattern, Variant};
+use super::cta;
 use super::decisions::{
     DotShape, Mma, choose_chain_mmas, choose_mma, coalesced_load, nvmma_swizzle,
     staged_order_before_5905,
@@ -21,17 +22,24 @@ pub fn predict(cfg: &Config) -> Result<Prediction, ConfigError> {
 pub fn predict_traced(cfg: &Config, trace: bool) -> Result<Prediction, ConfigError> {
     cfg.validate()?;
     let mut t = Trace::new(trace);
-    let outcome = match frontend(cfg)
-        .and_then(|()| sites::mma_version::choose(cfg.arch.capability(), cfg.triton))
-    {
+    let planned = frontend(cfg).and_then(|()| plan_ctas(cfg, &mut t));
+    let outcome = match planned.and_then(|()| {
+        if cfg.pattern.has_dot() {
+            sites::mma_version::choose(cfg.arch.capability(), cfg.triton)
+        } else {
+            Ok(())
+        }
+    }) {
         Err(f) => Err(f),
+        Ok(()) if cfg.pattern == Pattern::Scan => scan(cfg, &mut t),
+        Ok(()) if cfg.pattern == Pattern::Gather => gather(cfg, &mut t),
         // 3.3 on: tcgen05 where `supportMMA(dot, 5)` holds, MMA v2 below
         // that. Only 3.3's operand buffer is modelled.
         Ok(()) if cfg.arch == Arch::Sm100 => {
             t.note(|| {
                 "sm100: MMA v5 (tcgen05, tensor memory) or v2; their layouts are not modelled beyond 3.3's operand B buffer".to_string()
             });
-            tcgen05_dots(cfg)
+            tcgen05_dots(cfg, &mut t)
         }
         Ok(()) => match cfg.pattern {
             Pattern::Inductor3d => inductor(cfg, &mut t),
@@ -47,12 +55,131 @@ pub fn predict_traced(cfg: &Config, trace: bool) -> Result<Prediction, ConfigErr
 /// The pattern's dots on sm100, through 3.3's buffer for each loaded
 /// operand B (a chain's second dot takes its loaded operand, or P, with N
 /// fastest all the same).
-fn tcgen05_dots(cfg: &Config) -> Result<(), Failure> {
-    let (d1, d2) = pattern_dots(cfg);
+fn tcgen05_dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
+    let (d1, d2) = per_cta_dots(cfg);
+    if cfg.num_ctas > 1 {
+        chain_operand_cgas(cfg, trace)?;
+        if cfg.pattern == Pattern::Inductor3d {
+            inductor_ctas(cfg, trace)?;
+        }
+    }
     for dot in std::iter::once(d1).chain(d2) {
         sites::tcgen05_operand_3_3::operand_b(&dot, cfg.num_warps, cfg.triton)?;
     }
+    if cfg.num_ctas > 1
+        && cfg.pattern == Pattern::Dot
+        && sites::tcgen05_operand_3_3::takes_v5_in(&d1, cfg.num_warps, cfg.triton)
+    {
+        let tiling = cta::dot_tiling(cfg.m, cfg.n, cfg.num_ctas);
+        sites::tmem_cta_3_5::accumulator(tiling, cfg.triton)?;
+    }
+    if cfg.num_ctas > 1 {
+        // A loaded operand B keeps N fastest; its CTA's part of N is the
+        // dot's own (the load is remade in the dot's CGA).
+        for dot in std::iter::once(d1).chain(d2) {
+            let p_is_b = cfg.pattern == Pattern::ChainB && !dot.chained;
+            if !p_is_b && sites::tcgen05_operand_3_3::takes_v5_in(&dot, cfg.num_warps, cfg.triton) {
+                sites::mma_operand_cga::tcgen05_operand_b(
+                    dot.n * dot.dtype.bits() / 8,
+                    cfg.triton,
+                )?;
+            }
+        }
+    }
     Ok(())
+}
+
+/// The pattern's dots as each CTA holds them: the dot's result tiled over
+/// the CTAs ([`cta::dot_tiling`]), K whole.
+fn per_cta_dots(cfg: &Config) -> (DotShape, Option<DotShape>) {
+    let (d1, d2) = pattern_dots(cfg);
+    let per_cta = |d: DotShape| {
+        let [sm, sn] = cta::dot_tiling(d.m, d.n, cfg.num_ctas);
+        DotShape {
+            m: d.m / sm,
+            n: d.n / sn,
+            ..d
+        }
+    };
+    if cfg.num_ctas == 1 {
+        (d1, d2)
+    } else {
+        (per_cta(d1), d2.map(per_cta))
+    }
+}
+
+/// With several CTAs, a chain's P keeps the first dot's CTA split when it
+/// becomes an operand of the second (3.9; earlier releases stop at CTA
+/// planning): tcgen05's verifier on sm100, the wgmma operand loader on
+/// sm90 ([`sites::tcgen05_cga`], [`sites::mma_operand_cga`]).
+fn chain_operand_cgas(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
+    let (Some(x), true) = (cfg.x, cfg.pattern.is_chain()) else {
+        return Ok(());
+    };
+    let (c1, c2) = per_cta_dots(cfg);
+    let Some(c2) = c2 else {
+        return Ok(());
+    };
+    let n = cfg.num_ctas;
+    let p = cta::dot_block_bases(cfg.m, cfg.n, cta::dot_tiling(cfg.m, cfg.n, n));
+    // The second dot's result and its loaded operand, remade in its CGA.
+    let (m2, n2) = match cfg.pattern {
+        Pattern::ChainA => (cfg.m, x),
+        _ => (x, cfg.n),
+    };
+    let d = cta::dot_block_bases(m2, n2, cta::dot_tiling(m2, n2, n));
+    let loaded_a: Vec<[u64; 2]> = d.iter().map(|b| [b[0], 0]).collect();
+    let loaded_b: Vec<[u64; 2]> = d.iter().map(|b| [0, b[1]]).collect();
+    let (a, b) = match cfg.pattern {
+        Pattern::ChainA => (p.clone(), loaded_b),
+        _ => (loaded_a, p.clone()),
+    };
+    trace.note(|| {
+        format!("P keeps the first dot's CTA split (block bases {p:?}); the second dot's result has {d:?}")
+    });
+    match cfg.arch {
+        Arch::Sm100 if sites::tcgen05_operand_3_3::takes_v5_in(&c2, cfg.num_warps, cfg.triton) => {
+            let ops = sites::tcgen05_cga::Operands {
+                a: &a,
+                b: &b,
+                d: &d,
+            };
+            sites::tcgen05_cga::verify_op(&ops, cfg.triton)
+        }
+        Arch::Sm90 if cfg.pattern == Pattern::ChainB => {
+            let (_, mma2) = choose_chain_mmas(cfg, &c1, &c2);
+            if mma2.version != 3 {
+                return Ok(());
+            }
+            let bits = cfg.dtype.bits();
+            // wgmma reads a 16-bit B N-major, others K-major; the buffer's
+            // part per CTA decides its swizzle.
+            let per_cta = [
+                cfg.m >> p.iter().filter(|b| b[0] != 0).count(),
+                cfg.n >> p.iter().filter(|b| b[1] != 0).count(),
+            ];
+            let (cols, rows) = if bits == 16 {
+                (per_cta[1], per_cta[0])
+            } else {
+                (per_cta[0], per_cta[1])
+            };
+            let swizzled = buffer_swizzle(cols, rows, bits).is_some();
+            if cfg.triton < Release::V3_9 {
+                // Up to 3.8 a chain stops at CTA planning first.
+                return Ok(());
+            }
+            let reader = sites::mma_operand_cga::Reader::Wgmma;
+            sites::mma_operand_cga::operand_b(
+                &p,
+                cfg.n,
+                mma2.instr_n(),
+                swizzled,
+                reader,
+                cfg.triton,
+            )
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The pattern's dots: the first, and a chain's second, O[M,X] = P[M,N] ·
@@ -80,9 +207,15 @@ fn pattern_dots(cfg: &Config) -> (DotShape, Option<DotShape>) {
 /// Checks made before any layout exists (`semantic.py`): fp8e4nv needs
 /// compute capability 89 or more, 8-bit dots need K ≥ 32 (3.1: int8 only;
 /// 3.2: none), and 3.5 to 3.7 refuse an int32 accumulator with the default
-/// `out_dtype`.
+/// `out_dtype`; `tl.gather` exists from 3.3.
 fn frontend(cfg: &Config) -> Result<(), Failure> {
     let release = cfg.triton;
+    if cfg.pattern == Pattern::Gather {
+        sites::language_feature::gather(release)?;
+    }
+    if !cfg.pattern.has_dot() {
+        return Ok(());
+    }
     sites::fp8_arch::check(cfg.dtype == Dtype::Fp8e4nv, cfg.arch.capability(), release)?;
     let (d1, d2) = pattern_dots(cfg);
     let min_k = d2.map_or(d1.k, |d2| d1.k.min(d2.k));
@@ -99,6 +232,67 @@ fn frontend(cfg: &Config) -> Result<(), Failure> {
         cfg.dtype == Dtype::Int8 && cfg.pattern == Pattern::Inductor3d,
         release,
     )
+}
+
+/// CTA planning, right after coalescing (`PlanCTA` up to 3.8,
+/// `AssignCGALayouts` in 3.9): with more than one CTA, every dot is tiled
+/// over the CTAs, and up to 3.8 a second dot fails.
+fn plan_ctas(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
+    if cfg.num_ctas == 1 {
+        return Ok(());
+    }
+    let (d1, d2) = pattern_dots(cfg);
+    if cfg.pattern.has_dot() {
+        trace.note(|| {
+            let t = |d: &DotShape| {
+                let [sm, sn] = cta::dot_tiling(d.m, d.n, cfg.num_ctas);
+                format!(
+                    "[{}x{}] tiled {sm}x{sn} over {} CTAs",
+                    d.m, d.n, cfg.num_ctas
+                )
+            };
+            match &d2 {
+                Some(d2) => format!("CTA planning: dot 1 {}, dot 2 {}", t(&d1), t(d2)),
+                None => format!("CTA planning: dot {}", t(&d1)),
+            }
+        });
+    }
+    sites::plan_cta::plan(cfg.pattern.dots(), cfg.num_ctas, cfg.triton)
+}
+
+/// `scan`: `tl.cumsum` along dim 0 of the loaded `[M, N]` tile, which
+/// keeps the load's coalesced layout and the CGA the tile was first given.
+fn scan(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
+    let shape = [cfg.m, cfg.n];
+    let bits = cfg.dtype.bits();
+    let split = cta::initial_split(&shape, cfg.num_ctas);
+    let blocked = cta::coalesced_with_ctas(&shape, 1, bits, cfg.num_warps, cfg.num_ctas);
+    let attr = Attr::Blocked(blocked);
+    let what = || "the scanned tile".to_string();
+    let Some(l) = sites::converted(&attr, &shape, cfg.triton, None, trace, what)? else {
+        return Ok(());
+    };
+    trace.layout(
+        || {
+            format!(
+                "scan operand [{}x{}]: {}",
+                cfg.m,
+                cfg.n,
+                crate::triton::print_attr(&attr, cfg.triton.dialect())
+            )
+        },
+        &l,
+    );
+    sites::scan_layout::scan(&l, &shape, &split.split, 0, cfg.triton)?;
+    sites::unknown_target::scan(&l, 0, cfg.arch.capability(), cfg.triton)
+}
+
+/// `gather`: `tl.gather` along dim 1 of the loaded `[M, N]` source by an
+/// `[M, K]` index tensor; the thread-locality pass gives both one layout
+/// with the source's CGA.
+fn gather(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
+    let cga = cta::initial_split(&[cfg.m, cfg.n], cfg.num_ctas).cga();
+    sites::gather_layout::gather(cfg.m, cfg.n, cfg.k, cfg.num_warps, cga, cfg.triton, trace)
 }
 
 fn describe(name: &str, dot: &DotShape, mma: &Mma, release: Release) -> String {
@@ -149,7 +343,7 @@ fn v3_operands(
 /// `dot`, `chain-a` and `chain-b`.
 fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
     let release = cfg.triton;
-    let (d1, d2) = pattern_dots(cfg);
+    let (d1, d2) = per_cta_dots(cfg);
     let (mma1, mma2) = match &d2 {
         Some(d2) => {
             let (mma1, mma2) = choose_chain_mmas(cfg, &d1, d2);
@@ -215,6 +409,9 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
             }
         }
         _ => {}
+    }
+    if cfg.num_ctas > 1 {
+        chain_operand_cgas(cfg, trace)?;
     }
     Ok(())
 }
@@ -318,6 +515,7 @@ fn store_p(
 /// stays on the dot operand whatever the loads cost (see
 /// [`sites::fp8_promotion`]).
 fn inductor(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
+    inductor_ctas(cfg, trace)?;
     let (d, _) = pattern_dots(cfg);
     let mma = choose_mma(cfg, &d);
     trace.note(|| describe("dot", &d, &mma, cfg.triton));
@@ -350,6 +548,132 @@ fn inductor(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
         staged_copy("rhs", &[cfg.n, 1, cfg.k], 0, cfg, trace)?;
     }
     Ok(())
+}
+
+/// The swizzle `NVMMASharedEncodingAttr::get` gives a CTA's part of an
+/// operand buffer with `cols` contiguous elements and `rows` rows (3.4 on):
+/// none below 8 rows, else the widest of 128, 64 and 32 bytes that the
+/// row's bytes are a multiple of.
+fn buffer_swizzle(cols: u64, rows: u64, bits: u64) -> Option<u64> {
+    if rows < 8 {
+        None
+    } else {
+        nvmma_swizzle(cols, bits)
+    }
+}
+
+/// `inductor-3d` with several CTAs. CTA planning tiles the dot and its
+/// operands over the CTAs, and leaves the rest alone: the loads keep the
+/// CGA they were first given ([`cta::initial_split`], rows of their first
+/// dim first), and so do the reshaped and transposed operands built from
+/// them and the store. Up to 3.7 a value moved between two CGAs is not
+/// lowered; from 3.6 (3.5 on sm100) an MMA's operand B is stored to shared
+/// memory in its producer's CGA and read from there; 3.8 verifies a
+/// tcgen05 op's CGAs; 3.9 reloads loaded operands in the dot's CGA.
+fn inductor_ctas(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
+    let release = cfg.triton;
+    if cfg.num_ctas == 1 || release < Release::V3_4 || release >= Release::V3_9 {
+        return Ok(());
+    }
+    let (m, n, k, c) = (cfg.m, cfg.n, cfg.k, cfg.num_ctas);
+    let tiling = cta::dot_tiling(m, n, c);
+    let [sm, sn] = tiling;
+    let pair = |v: Vec<u64>, i: usize, j: usize| [v[i], v[j]];
+    let acc: Vec<[u64; 2]> = cta::dot_block_bases(m, n, tiling);
+    let lhs_split = cta::initial_split(&[1, m, k], c);
+    let a_src: Vec<[u64; 2]> = cta::split_bases(&lhs_split, &[1, m, k])
+        .into_iter()
+        .map(|b| pair(b, 1, 2))
+        .collect();
+    let rhs_split = cta::initial_split(&[n, 1, k], c);
+    let b_src: Vec<[u64; 2]> = cta::split_bases(&rhs_split, &[n, 1, k])
+        .into_iter()
+        .map(|b| pair(b, 2, 0))
+        .collect();
+    // The dot's operands: its CGA with K broadcast.
+    let a_dot: Vec<[u64; 2]> = acc.iter().map(|b| [b[0], 0]).collect();
+    let b_dot: Vec<[u64; 2]> = acc.iter().map(|b| [0, b[1]]).collect();
+    let (d, _) = per_cta_dots(cfg);
+    let bits = cfg.dtype.bits();
+    trace.note(|| {
+        format!(
+            "CTA planning tiles the dot {sm}x{sn}; the reshaped lhs keeps block bases {a_src:?}, the transposed rhs {b_src:?}"
+        )
+    });
+    let mma = choose_mma(cfg, &d);
+    let v5 = cfg.arch == Arch::Sm100
+        && sites::tcgen05_operand_3_3::takes_v5_in(&d, cfg.num_warps, release);
+    let v3 = !v5 && mma.version == 3;
+    // Operand B in shared memory, in its producer's CGA: contiguous along N
+    // for 16-bit types (and for tcgen05), along K otherwise (wgmma).
+    let per_cta_b = [k / rhs_split.split[2].max(1), n / rhs_split.split[0].max(1)];
+    let (b_cols, b_rows) = if bits == 16 || v5 {
+        (per_cta_b[1], per_cta_b[0])
+    } else {
+        (per_cta_b[0], per_cta_b[1])
+    };
+    let swizzled = buffer_swizzle(b_cols, b_rows, bits).is_some();
+    let instr_n = if v5 { d.n.min(256) } else { mma.instr_n() };
+    let reader = if v5 {
+        sites::mma_operand_cga::Reader::Tcgen05
+    } else {
+        sites::mma_operand_cga::Reader::Wgmma
+    };
+    if release == Release::V3_8 {
+        if v5 {
+            let ops = sites::tcgen05_cga::Operands {
+                a: &a_src,
+                b: &b_src,
+                d: &acc,
+            };
+            sites::tcgen05_cga::verify_op(&ops, release)?;
+        }
+        if v3 {
+            sites::mma_operand_cga::operand_b(&b_src, n, instr_n, swizzled, reader, release)?;
+        }
+        return Ok(());
+    }
+    // 3.4 to 3.7: first the passes, then the lowering in program order.
+    // A load the pipeliner stages (two stages or more, 4 bytes a thread)
+    // reaches the dot through a `local_load` of its buffer, in the load's
+    // CGA; the others through a `convert_layout`.
+    let staged = |shape: &[u64; 3], contig: usize| {
+        let l = cta::coalesced_with_ctas(shape, contig, bits, cfg.num_warps, c);
+        cfg.num_stages >= 2 && l.size_per_thread[contig] * bits >= 32
+    };
+    let (a_staged, b_staged) = (staged(&[1, m, k], 2), staged(&[n, 1, k], 0));
+    if v5 && matches!(bits, 16 | 32) {
+        let block_m = d.m.min(128);
+        let split = [lhs_split.split[1], lhs_split.split[2]];
+        sites::tmem_lhs_cta::promote(m, k, split, block_m, release)?;
+    }
+    if !v5 {
+        let what = "operand A (the reshaped lhs load)";
+        sites::cross_cta::transfer(what, &a_src, &a_dot, a_staged, release)?;
+    }
+    // An MMA reads a staged operand B straight from its buffer; from 3.6
+    // (3.5 for tcgen05) AccelerateMatmul also stores an unstaged one in its
+    // producer's CGA.
+    let b_in_buffer =
+        (v5 || v3) && (b_staged || (v5 && release >= Release::V3_5) || release >= Release::V3_6);
+    if b_in_buffer {
+        sites::mma_operand_cga::operand_b(&b_src, n, instr_n, swizzled, reader, release)?;
+    } else {
+        let what = "operand B (the transposed rhs load)";
+        sites::cross_cta::transfer(what, &b_src, &b_dot, b_staged, release)?;
+    }
+    if v5 {
+        // The accumulator leaves tensor memory after the loop.
+        sites::tmem_cta_3_5::accumulator(tiling, release)?;
+    }
+    // The result, transposed, to the store's CGA (its first dim, N, split).
+    let store_split = cta::initial_split(&[n, m, 1], c);
+    let store: Vec<[u64; 2]> = cta::split_bases(&store_split, &[n, m, 1])
+        .into_iter()
+        .map(|b| pair(b, 0, 1))
+        .collect();
+    let result: Vec<[u64; 2]> = acc.iter().map(|b| [b[1], b[0]]).collect();
+    sites::cross_cta::transfer("the transposed result", &result, &store, false, release)
 }
 
 /// The `pre-5905` build's copy of one rank-3 load into its pipeline buffer:

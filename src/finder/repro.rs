@@ -77,6 +77,27 @@ def kernel(in0_ptr, in1_ptr, out_ptr, XBLOCK: tl.constexpr, YBLOCK: tl.constexpr
     tl.store(out_ptr + (x3 * RN + y3), res.to(out_ptr.dtype.element_ty))
 "#
         }
+        Pattern::Scan => {
+            r#"@triton.jit
+def kernel(x_ptr, o_ptr, M: tl.constexpr, N: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :]).to(tl.float32)
+    s = tl.cumsum(x, axis=0)
+    tl.store(o_ptr + rm[:, None] * N + rn[None, :], s.to(o_ptr.dtype.element_ty))
+"#
+        }
+        Pattern::Gather => {
+            r#"@triton.jit
+def kernel(src_ptr, o_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rows = tl.arange(0, M)[:, None]
+    src = tl.load(src_ptr + rows * N + tl.arange(0, N)[None, :])
+    cols = tl.arange(0, K)[None, :]
+    idx = (rows * 7 + cols * 3) % N
+    res = tl.gather(src, idx, 1)
+    tl.store(o_ptr + rows * K + cols, res)
+"#
+        }
     }
 }
 
@@ -86,6 +107,8 @@ fn pointer_args(pattern: Pattern) -> &'static [&'static str] {
         Pattern::Inductor3d => &["in0_ptr", "in1_ptr", "out_ptr"],
         Pattern::ChainA => &["a_ptr", "b_ptr", "c_ptr", "o_ptr"],
         Pattern::ChainB => &["a_ptr", "b_ptr", "d_ptr", "o_ptr"],
+        Pattern::Scan => &["x_ptr", "o_ptr"],
+        Pattern::Gather => &["src_ptr", "o_ptr"],
     }
 }
 
@@ -109,6 +132,7 @@ pub fn python_script(cfg: &Config, expect: &str) -> String {
             "{{\"M\": {}, \"N\": {}, \"K\": {}, \"X\": {x}}}",
             cfg.m, cfg.n, cfg.k
         ),
+        (Pattern::Scan, _) => format!("{{\"M\": {}, \"N\": {}}}", cfg.m, cfg.n),
         (_, None) => format!("{{\"M\": {}, \"N\": {}, \"K\": {}}}", cfg.m, cfg.n, cfg.k),
     };
     format!(
@@ -134,6 +158,7 @@ CONSTANTS = {constants}
 DTYPE = "{dtype}"
 NUM_WARPS = {warps}
 NUM_STAGES = {stages}
+NUM_CTAS = {ctas}
 CAPABILITY = {cap}
 
 
@@ -165,7 +190,8 @@ def source():
 def compile_here():
     from triton.backends.compiler import GPUTarget
     target = GPUTarget("cuda", CAPABILITY, 32)
-    triton.compile(source(), target=target, options=dict(num_warps=NUM_WARPS, num_stages=NUM_STAGES))
+    triton.compile(source(), target=target,
+                   options=dict(num_warps=NUM_WARPS, num_stages=NUM_STAGES, num_ctas=NUM_CTAS))
 
 
 def main():
@@ -194,6 +220,7 @@ if __name__ == "__main__":
         dtype = cfg.dtype.signature(),
         warps = cfg.num_warps,
         stages = cfg.num_stages,
+        ctas = cfg.num_ctas,
         cap = cfg.arch.capability(),
     )
 }
@@ -308,6 +335,7 @@ mod tests {
                                 num_warps,
                                 num_stages: 1,
                                 arch: Arch::Sm90,
+                                num_ctas: 1,
                                 triton,
                                 variant: None,
                             };

@@ -76,11 +76,15 @@ def digest(obj, n=8):
 
 
 def config_name(c):
-    """`chain-b-64x64x64-x64-bf16-w8-s2-sm90` (`-pre-5905` for a variant)."""
-    parts = [c["pattern"], f"{c['m']}x{c['n']}x{c['k']}"]
+    """`chain-b-64x64x64-x64-bf16-w8-s2-sm90` (`-c2` for 2 CTAs, `-pre-5905`
+    for a variant; `64x32` for a pattern without K)."""
+    sizes = f"{c['m']}x{c['n']}" + (f"x{c['k']}" if c.get("k") is not None else "")
+    parts = [c["pattern"], sizes]
     if c.get("x") is not None:
         parts.append(f"x{c['x']}")
     parts += [c["dtype"], f"w{c['num_warps']}", f"s{c['num_stages']}", c["arch"]]
+    if c.get("num_ctas") not in (None, 1):
+        parts.append(f"c{c['num_ctas']}")
     if c.get("variant"):
         parts.append(c["variant"])
     return "-".join(parts)

@@ -10,7 +10,7 @@ use linear_layout::triton::release::{release_help, releases_help};
 /// The kernel configuration flags shared by `predict`, `shrink` and `repro`.
 #[derive(Args, Clone)]
 pub struct ConfigArgs {
-    /// Kernel pattern: dot, chain-a, chain-b or inductor-3d.
+    /// Kernel pattern: dot, chain-a, chain-b, inductor-3d, scan or gather.
     #[arg(long, default_value = "chain-b")]
     pub pattern: Pattern,
     /// M (power of two).
@@ -19,7 +19,7 @@ pub struct ConfigArgs {
     /// N (power of two).
     #[arg(long, default_value_t = 64)]
     pub n: u64,
-    /// K (power of two).
+    /// K (power of two; the gather's index columns; scan takes none).
     #[arg(long, default_value_t = 64)]
     pub k: u64,
     /// X, the chain patterns' second size (power of two; default 64 for chains).
@@ -37,6 +37,10 @@ pub struct ConfigArgs {
     /// Target: sm80, sm86, sm89, sm90, sm100 or sm120.
     #[arg(long, default_value = "sm90")]
     pub arch: Arch,
+    /// CTAs per program (`num_ctas`): 1, 2, 4 or 8; more than one needs
+    /// sm90 or later.
+    #[arg(long, default_value_t = 1)]
+    pub num_ctas: u64,
     /// A development build on top of the release: `pre-5905` (with --triton
     /// 3.3) is Triton between 3.2 and 3.3, whose pipeliner reordered rank-3
     /// shared buffers (triton #5882).
@@ -58,7 +62,7 @@ impl ConfigArgs {
             pattern: self.pattern,
             m: self.m,
             n: self.n,
-            k: self.k,
+            k: if self.pattern.takes_k() { self.k } else { 0 },
             x: if self.pattern.is_chain() {
                 Some(self.x.unwrap_or(64))
             } else {
@@ -68,6 +72,7 @@ impl ConfigArgs {
             num_warps: self.num_warps,
             num_stages: self.num_stages,
             arch: self.arch,
+            num_ctas: self.num_ctas,
             triton,
             variant: self.variant,
         }
@@ -87,7 +92,8 @@ pub struct PredictArgs {
     json: bool,
     /// Read JSON Lines configurations from stdin, one verdict line each:
     /// {"pattern", "m", "n", "k", "x", "dtype", "num_warps", "num_stages",
-    /// "arch", "triton"} and, for a development build, "variant".
+    /// "arch", "triton"}, optionally "num_ctas" (default 1) and, for a
+    /// development build, "variant".
     #[arg(long, conflicts_with = "json")]
     batch: bool,
 }
@@ -168,9 +174,27 @@ pub fn run(args: PredictArgs) -> Result<Found, String> {
     let mut any = false;
     let mut out = String::new();
     let mut table = String::new();
+    let mut refused = Vec::new();
     for &release in &releases {
         let cfg = args.config.config(release);
-        let p = predict(&cfg).map_err(|e| e.to_string())?;
+        // Several releases: one that does not model the configuration (more
+        // than one CTA before 3.4) says so in its line.
+        let p = match predict(&cfg) {
+            Ok(p) => p,
+            Err(e) if releases.len() > 1 => {
+                if args.json {
+                    out += &format!(
+                        "{}\n",
+                        serde_json::json!({"release": release.to_string(), "error": e.to_string()})
+                    );
+                } else {
+                    table += &format!("  {release:<5} not modelled: {}\n", e.0);
+                }
+                refused.push(e.to_string());
+                continue;
+            }
+            Err(e) => return Err(e.to_string()),
+        };
         any |= p.failure.is_some();
         if args.json {
             out += &format!("{}\n", json_line(&cfg, &p));
@@ -179,6 +203,11 @@ pub fn run(args: PredictArgs) -> Result<Found, String> {
         } else {
             table += &render_line(release, &p);
         }
+    }
+    if refused.len() == releases.len() {
+        // The same reason for every release is said once.
+        refused.dedup();
+        return Err(refused.join("; "));
     }
     if let (false, Some(&first)) = (table.is_empty(), releases.first()) {
         out = format!(

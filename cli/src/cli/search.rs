@@ -4,7 +4,7 @@ use super::Found;
 use super::predict::releases;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use linear_layout::finder::search::{Fix, Options, Report, SiteGroup, Space, search};
+use linear_layout::finder::search::{Fix, Options, Report, SiteGroup, Space, default_ctas, search};
 use linear_layout::finder::{Arch, Config, Dtype, Pattern, Variant};
 use linear_layout::triton::release::releases_help;
 use linear_layout::triton::{Entry, Release, Site, SiteKind};
@@ -37,6 +37,10 @@ pub struct SearchArgs {
     /// Targets (default sm80,sm89,sm90).
     #[arg(long, value_delimiter = ',')]
     arch: Vec<Arch>,
+    /// CTAs per program (default 1,2; more than one is searched on sm90
+    /// and later only).
+    #[arg(long, value_delimiter = ',')]
+    num_ctas: Vec<u64>,
     /// Search a development build instead of releases: `pre-5905` (Triton
     /// between 3.2 and 3.3; implies --triton 3.3).
     #[arg(long)]
@@ -100,6 +104,10 @@ pub fn run(args: SearchArgs) -> Result<Found, String> {
         warps: or_default(&args.num_warps, d.warps),
         stages: or_default(&args.num_stages, d.stages),
         archs: or_default(&args.arch, d.archs),
+        ctas: or_default(
+            &args.num_ctas,
+            default_ctas(releases.iter().copied().max().unwrap_or(Release::LATEST)),
+        ),
         releases,
         variant: args.variant,
     };
@@ -151,16 +159,25 @@ fn build(release: Release, variant: Option<Variant>) -> String {
 /// The `repro` command for a configuration.
 fn reproduce(c: &Config) -> String {
     let x = c.x.map(|x| format!(" --x {x}")).unwrap_or_default();
+    let k = if c.pattern.takes_k() {
+        format!(" --k {}", c.k)
+    } else {
+        String::new()
+    };
+    let ctas = if c.num_ctas == 1 {
+        String::new()
+    } else {
+        format!(" --num-ctas {}", c.num_ctas)
+    };
     let variant = c
         .variant
         .map(|v| format!(" --variant {}", v.name()))
         .unwrap_or_default();
     format!(
-        "linear-layout repro --pattern {} --m {} --n {} --k {}{x} --dtype {} --num-warps {} --num-stages {} --arch {} --triton {}{variant} --out repro-dir",
+        "linear-layout repro --pattern {} --m {} --n {}{k}{x} --dtype {} --num-warps {} --num-stages {} --arch {}{ctas} --triton {}{variant} --out repro-dir",
         c.pattern.name(),
         c.m,
         c.n,
-        c.k,
         c.dtype.name(),
         c.num_warps,
         c.num_stages,

@@ -17,7 +17,7 @@ mod space;
 pub use history::{Breakage, ChangeRef, Fix, History, Outcome, fix_for};
 pub use report::{Regression, Report, SiteGroup};
 pub use shrink::shrink;
-pub use space::{InvalidValue, Skipped, Space};
+pub use space::{InvalidValue, Skipped, Space, default_ctas};
 
 use crate::finder::config::Config;
 use crate::finder::predict::predict_traced;

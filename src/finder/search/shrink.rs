@@ -7,8 +7,8 @@ use crate::finder::predict::predict_traced;
 use crate::finder::verdict::Prediction;
 
 /// The smallest configuration failing at the same site as `cfg`: shrinks
-/// the sizes, warps and stages one step at a time while the site stays the
-/// same. `None` when `cfg` is invalid or compiles.
+/// the sizes, warps, stages and CTAs one step at a time while the site
+/// stays the same. `None` when `cfg` is invalid or compiles.
 pub fn shrink(cfg: &Config) -> Option<(Config, Prediction)> {
     let site = predict_traced(cfg, false).ok()?.site_id()?;
     let same = |c: &Config| {
@@ -18,15 +18,20 @@ pub fn shrink(cfg: &Config) -> Option<(Config, Prediction)> {
     };
     let mut best = cfg.clone();
     loop {
-        let halve = |v: u64| (v / 2).max(16);
-        let candidates = (0..6).filter_map(|field| {
+        // Sizes stop where the pattern's smallest does (16 for a dot, 1
+        // otherwise); a pattern without K keeps its K at 0.
+        let smallest = if best.pattern.has_dot() { 16 } else { 1 };
+        let halve = |v: u64| (v / 2).max(smallest);
+        let candidates = (0..7).filter_map(|field| {
             let mut c = best.clone();
             match field {
                 0 => c.m = halve(c.m),
                 1 => c.n = halve(c.n),
-                2 => c.k = halve(c.k),
+                2 if c.pattern.takes_k() => c.k = halve(c.k),
+                2 => {}
                 3 => c.x = c.x.map(halve),
                 4 => c.num_warps = (c.num_warps / 2).max(1),
+                5 => c.num_ctas = (c.num_ctas / 2).max(1),
                 _ => c.num_stages = c.num_stages.saturating_sub(1).max(1),
             }
             (c != best && same(&c)).then_some(c)

@@ -12,17 +12,27 @@ pub(crate) mod acc_dtype;
 pub(crate) mod accumulator_to_v2;
 pub(crate) mod cga_spelling;
 pub(crate) mod cp_async;
+pub(crate) mod cross_cta;
 pub(crate) mod dot_k;
 pub(crate) mod fp8_arch;
 pub(crate) mod fp8_promotion;
+pub(crate) mod gather_layout;
+pub(crate) mod language_feature;
 pub(crate) mod local_load_rank3;
+pub(crate) mod mma_operand_cga;
 pub(crate) mod mma_to_mma_3_1;
 pub(crate) mod mma_version;
 pub(crate) mod nvmma_memdesc;
 pub(crate) mod operand_shared;
+pub(crate) mod plan_cta;
+pub(crate) mod scan_layout;
 pub(crate) mod shared_tile;
 pub(crate) mod stmatrix;
+pub(crate) mod tcgen05_cga;
 pub(crate) mod tcgen05_operand_3_3;
+pub(crate) mod tmem_cta_3_5;
+pub(crate) mod tmem_lhs_cta;
+pub(crate) mod unknown_target;
 pub(crate) mod v2_shortcut_3_1;
 pub(crate) mod warp_shuffle_3_3;
 
@@ -41,17 +51,27 @@ pub fn all() -> Vec<&'static Site> {
         &accumulator_to_v2::SITE,
         &cga_spelling::SITE,
         &cp_async::SITE,
+        &cross_cta::SITE,
         &dot_k::SITE,
         &fp8_arch::SITE,
         &fp8_promotion::SITE,
+        &gather_layout::SITE,
+        &language_feature::SITE,
         &local_load_rank3::SITE,
+        &mma_operand_cga::SITE,
         &mma_to_mma_3_1::SITE,
         &mma_version::SITE,
         &nvmma_memdesc::SITE,
         &operand_shared::SITE,
+        &plan_cta::SITE,
+        &scan_layout::SITE,
         &shared_tile::SITE,
         &stmatrix::SITE,
+        &tcgen05_cga::SITE,
         &tcgen05_operand_3_3::SITE,
+        &tmem_cta_3_5::SITE,
+        &tmem_lhs_cta::SITE,
+        &unknown_target::SITE,
         &v2_shortcut_3_1::SITE,
         &warp_shuffle_3_3::SITE,
     ];

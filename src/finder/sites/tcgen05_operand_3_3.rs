@@ -47,7 +47,23 @@ pub(crate) static SITE: Site = Site {
 
 /// Whether 3.3 lowers `dot` to tcgen05 on `num_warps` warps.
 fn takes_v5(dot: &DotShape, num_warps: u64) -> bool {
-    dot.dtype != Dtype::Int8 && matches!(num_warps, 4 | 8) && dot.m % 64 == 0 && dot.n % 8 == 0
+    takes_v5_in(dot, num_warps, Release::V3_3)
+}
+
+/// Whether `release` lowers `dot` (its shape per CTA) to tcgen05
+/// (`supportMMA(dot, 5)`): 4 or 8 warps, M % 64 == 0 and N % 8 == 0, no
+/// integers; 3.5 to 3.7 also ask for N % 16 == 0 and K of at least 256
+/// bits, which 3.8 keeps while going back to N % 8 and admitting int8 ×
+/// int8 → int32 (read in each release's `lib/Analysis/Utility.cpp`).
+pub(crate) fn takes_v5_in(dot: &DotShape, num_warps: u64, release: Release) -> bool {
+    let n_step = if (Release::V3_5..=Release::V3_7).contains(&release) {
+        16
+    } else {
+        8
+    };
+    let k_ok = release < Release::V3_5 || dot.k >= 256 / dot.dtype.bits();
+    let int_ok = dot.dtype != Dtype::Int8 || release >= Release::V3_8;
+    int_ok && k_ok && matches!(num_warps, 4 | 8) && dot.m % 64 == 0 && dot.n % n_step == 0
 }
 
 /// 3.3's NVMMA encoding for the loaded operand B of `dot` on sm100.

@@ -21,6 +21,10 @@ Patterns (sizes are tl.constexpr arguments):
                    (one contiguous along the reduction axis, dim 2, the other
                    contiguous along y, dim 0), reshaped to 2-D and transposed
                    into one tl.dot; M = XBLOCK, N = YBLOCK, K = R0_BLOCK.
+- ``scan``         O[M,N] = cumsum of X[M,N] along axis 0 (in fp32), cast
+                   back (no K)
+- ``gather``       O[M,K] = gather(S[M,N], I, axis=1) with in-range indices
+                   I[M,K] computed in the kernel (tl.gather, 3.3 on)
 
 This module imports only triton / triton.language and uses language
 features present from Triton 3.1 on.
@@ -36,7 +40,7 @@ RNUMEL = 8192  # reduction length of the inductor-3d pattern (and its row pitch)
 # config dtype name -> Triton signature type
 DTYPES = {"fp16": "fp16", "bf16": "bf16", "fp32": "fp32", "fp8e4nv": "fp8e4nv", "fp8e5": "fp8e5", "int8": "i8"}
 
-PATTERNS = ("dot", "chain-a", "chain-b", "inductor-3d")
+PATTERNS = ("dot", "chain-a", "chain-b", "inductor-3d", "scan", "gather")
 
 
 @triton.jit
@@ -104,6 +108,27 @@ def grid_inductor_3d(in0_ptr, in1_ptr, out_ptr, XBLOCK: tl.constexpr, YBLOCK: tl
     tl.store(out_ptr + (x3 * RN + y3), res.to(out_ptr.dtype.element_ty))
 
 
+@triton.jit
+def grid_scan(x_ptr, o_ptr, M: tl.constexpr, N: tl.constexpr):
+    rows = tl.arange(0, M)
+    cols = tl.arange(0, N)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :]).to(tl.float32)
+    s = tl.cumsum(x, axis=0)
+    tl.store(o_ptr + rows[:, None] * N + cols[None, :], s.to(o_ptr.dtype.element_ty))
+
+
+@triton.jit
+def grid_gather(src_ptr, o_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rows = tl.arange(0, M)[:, None]
+    src = tl.load(src_ptr + rows * N + tl.arange(0, N)[None, :])  # [M, N]
+    cols = tl.arange(0, K)[None, :]
+    idx = (rows * 7 + cols * 3) % N  # [M, K], in range
+    # `tl.gather` exists from Triton 3.3; earlier releases raise
+    # AttributeError while building the kernel's IR.
+    res = tl.gather(src, idx, 1)
+    tl.store(o_ptr + rows * K + cols, res)
+
+
 def kernel_spec(cfg):
     """(jit function, [(arg name, type string or ('constexpr', value))]) for a config dict."""
     t = "*" + DTYPES[cfg["dtype"]]
@@ -121,6 +146,10 @@ def kernel_spec(cfg):
     if p == "inductor-3d":
         return grid_inductor_3d, [("in0_ptr", t), ("in1_ptr", t), ("out_ptr", t), ("XBLOCK", c(m)),
                                   ("YBLOCK", c(n)), ("R0_BLOCK", c(k)), ("RN", c(RNUMEL))]
+    if p == "scan":
+        return grid_scan, [("x_ptr", t), ("o_ptr", t), ("M", c(m)), ("N", c(n))]
+    if p == "gather":
+        return grid_gather, [("src_ptr", t), ("o_ptr", t), ("M", c(m)), ("N", c(n)), ("K", c(k))]
     raise ValueError(f"unknown pattern {p!r}")
 
 

@@ -27,7 +27,7 @@ Files (tests/oracle/data_header.py): a header line {"header": {"what",
 record per line, each with a "name" derived from its configuration
 (`chain-b-64x64x64-x64-bf16-w8-s2-sm90`).  Record lines:
   {"name", "config": {"pattern", "m", "n", "k", "x", "dtype", "num_warps",
-              "num_stages", "arch", "triton"},
+              "num_stages", "arch", ["num_ctas",] "triton"},
    "outcome": "ok" | "abort" | "error" | "timeout" | "broken",
    "message": the key line (see key_line), "signal": N or null,
    "seconds": t, "stage": the compiler stage running at the end,
@@ -61,6 +61,9 @@ sys.path.insert(0, os.path.dirname(HERE))
 import data_header  # noqa: E402  (the data files' header and record names)
 
 CONFIG_KEYS = ("pattern", "m", "n", "k", "x", "dtype", "num_warps", "num_stages", "arch", "triton")
+# Written (after "arch") only when a configuration list gives it: lists and
+# grids recorded before it existed stay as they are, with one CTA.
+OPTIONAL_KEYS = ("num_ctas", )
 TIMEOUT = 120
 TAIL_LINES = 5
 
@@ -68,21 +71,30 @@ TAIL_LINES = 5
 
 PATTERNS = ("dot", "chain-a", "chain-b", "inductor-3d")
 CHAINS = ("chain-a", "chain-b")
+# Patterns without a dot: sizes from 1, no K for a scan, 16- and 32-bit
+# element types (`--spread` draws them).
+NO_DOT = ("scan", "gather")
+NO_K = ("scan", )
+SMALL_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+NO_DOT_DTYPES = ("fp16", "bf16", "fp32")
 SIZES = (16, 32, 64, 128, 256)
 WARPS = (1, 2, 4, 8, 16, 32)
 STAGES = (1, 2, 3, 4)
 DTYPES = ("fp16", "bf16", "fp32", "fp8e4nv")
 
 
-def make_config(pattern, m, n, k, x, dtype, warps, stages, arch):
-    return {
-        "pattern": pattern, "m": m, "n": n, "k": k, "x": x if pattern in CHAINS else None, "dtype": dtype,
-        "num_warps": warps, "num_stages": stages, "arch": arch
+def make_config(pattern, m, n, k, x, dtype, warps, stages, arch, num_ctas=None):
+    cfg = {
+        "pattern": pattern, "m": m, "n": n, "k": None if pattern in NO_K else k,
+        "x": x if pattern in CHAINS else None, "dtype": dtype, "num_warps": warps, "num_stages": stages, "arch": arch
     }
+    if num_ctas is not None:
+        cfg["num_ctas"] = num_ctas
+    return cfg
 
 
 def config_key(cfg):
-    return tuple(cfg.get(k) for k in CONFIG_KEYS if k != "triton")
+    return tuple(cfg.get(k) for k in CONFIG_KEYS if k != "triton") + (cfg.get("num_ctas") or 1, )
 
 
 def pinned_configs():
@@ -161,6 +173,22 @@ def draw(rng):
     return make_config(pat, m, n, k, x, dt, w, st, arch)
 
 
+def draw_spread(rng, patterns, archs, ctas):
+    """One configuration spread evenly over the given patterns, targets and
+    CTA counts (one CTA below sm90, where Triton 3.5 and later refuse more),
+    every dtype, size, warp count and stage count equally likely; patterns
+    without a dot take sizes from 1 and 16- or 32-bit elements."""
+    pat = rng.choice(patterns)
+    arch = rng.choice(archs)
+    n_ctas = rng.choice(ctas) if int(arch[2:]) >= 90 else 1
+    sizes = SMALL_SIZES if pat in NO_DOT else SIZES
+    dt = rng.choice(NO_DOT_DTYPES if pat in NO_DOT else DTYPES)
+    m, n, k, x = (rng.choice(sizes) for _ in range(4))
+    w = rng.choice(WARPS)
+    st = rng.choice(STAGES)
+    return make_config(pat, m, n, k, x, dt, w, st, arch, n_ctas)
+
+
 def draw_uniform(rng):
     """One configuration with every pattern, target, dtype, size, warp
     count and stage count equally likely: the regions `draw` weights
@@ -181,7 +209,7 @@ def too_heavy(cfg):
     """Tiles far beyond what a kernel would use (more than 1024 elements of
     some operand or result per thread) make LLVM and ptxas take minutes;
     the sampler redraws them."""
-    m, n, k, x = cfg["m"], cfg["n"], cfg["k"], cfg["x"] or 1
+    m, n, k, x = cfg["m"], cfg["n"], cfg["k"] or 1, cfg["x"] or 1
     tiles = [m * k, k * n, m * n]
     if cfg["pattern"] == "chain-a":
         tiles += [n * x, m * x]
@@ -190,13 +218,18 @@ def too_heavy(cfg):
     return max(tiles) > MAX_ELEMS_PER_THREAD * 32 * cfg["num_warps"]
 
 
-def sample_configs(n, seed, pinned=True, uniform=False, dtype=None, arch=None):
+def sample_configs(n, seed, pinned=True, uniform=False, dtype=None, arch=None, spread=None):
     """`n` distinct configurations drawn with `seed`.  With `dtype` (or
     `arch`), every drawn configuration takes that dtype (or target) instead
     (the draws themselves, and so every other parameter, are those of the
-    same seed without it), and the pinned ones are left out."""
+    same seed without it), and the pinned ones are left out.  `spread`
+    (patterns, targets, CTA counts) draws with `draw_spread` instead, and
+    leaves the pinned ones out."""
     rng = random.Random(seed)
     sampler = draw_uniform if uniform else draw
+    if spread is not None:
+        sampler = lambda r: draw_spread(r, *spread)
+        pinned = False
 
     def drawn(rng):
         cfg = sampler(rng)
@@ -239,11 +272,17 @@ def triton_short(version):
 
 
 def ordered(cfg, triton):
-    """The config with exactly CONFIG_KEYS, in that order."""
-    d = {k: cfg.get(k) for k in CONFIG_KEYS}
+    """The config with exactly CONFIG_KEYS, in that order, and `num_ctas`
+    (after `arch`) if the configuration gives it."""
+    d = {k: cfg.get(k) for k in CONFIG_KEYS if k != "triton"}
+    for k in OPTIONAL_KEYS:
+        if cfg.get(k) is not None:
+            d[k] = cfg[k]
     d["triton"] = triton
     if d["pattern"] not in CHAINS:
         d["x"] = None
+    if d["pattern"] in NO_K:
+        d["k"] = None
     return d
 
 
@@ -297,6 +336,8 @@ def child(args):
         src = grid_kernels.make_ast_source(fn, spec)
         arch = int(cfg["arch"].replace("sm", ""))
         opts = dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
+        if cfg.get("num_ctas") is not None:
+            opts["num_ctas"] = cfg["num_ctas"]
     except Exception as e:
         import traceback
         traceback.print_exc()
@@ -525,8 +566,7 @@ def compile_all(py, configs, jobs, timeout, on_result, label="", ptxas=False):
 
     def describe(i, _rec):
         c = configs[i]
-        return (f"{c['pattern']} {c['m']}x{c['n']}x{c['k']}" + (f" x{c['x']}" if c.get("x") else "") +
-                f" {c['dtype']} w{c['num_warps']} s{c['num_stages']} {c['arch']}")
+        return (data_header.config_name(c))
 
     records, secs = run_pool(len(configs), job, jobs, label, describe, on_result)
     counts = {}
@@ -562,7 +602,8 @@ def record(args):
     if args.configs:
         configs = read_configs(args.configs)
     elif args.sample:
-        configs = sample_configs(args.sample, args.seed, uniform=args.uniform, dtype=args.dtype, arch=args.arch)
+        configs = sample_configs(args.sample, args.seed, uniform=args.uniform, dtype=args.dtype, arch=args.arch,
+                                 spread=spread_of(args))
     else:
         raise SystemExit("record: give --configs FILE or --sample N")
     configs = [ordered(c, short) for c in configs]
@@ -604,9 +645,20 @@ def record(args):
     return 0
 
 
+def spread_of(args):
+    """(patterns, targets, CTA counts) for `--spread`, or None."""
+    if not getattr(args, "spread", False):
+        return None
+    patterns = tuple(args.patterns.split(",")) if args.patterns else PATTERNS
+    archs = tuple(args.archs.split(",")) if args.archs else ("sm90", "sm100", "sm120")
+    ctas = tuple(int(c) for c in args.num_ctas.split(",")) if args.num_ctas else (1, 2, 4)
+    return patterns, archs, ctas
+
+
 def write_sample(args):
-    configs = sample_configs(args.sample, args.seed, uniform=args.uniform, dtype=args.dtype, arch=args.arch)
-    configs = [{k: c[k] for k in CONFIG_KEYS if k != "triton"} for c in configs]
+    configs = sample_configs(args.sample, args.seed, uniform=args.uniform, dtype=args.dtype, arch=args.arch,
+                             spread=spread_of(args))
+    configs = [{k: v for k, v in ordered(c, None).items() if k != "triton"} for c in configs]
     what = f"{len(configs)} kernel configurations drawn by the seeded sampler (`{data_header.command()}`)."
     if args.append:
         # A list made of several draws: the earlier ones, then these.
@@ -631,7 +683,7 @@ def predict(binary, configs):
     raise RuntimeError."""
     if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
         raise RuntimeError(f"no executable binary at {binary}")
-    inp = "".join(json.dumps({k: c[k] for k in CONFIG_KEYS}) + "\n" for c in configs)
+    inp = "".join(json.dumps(ordered(c, c["triton"])) + "\n" for c in configs)
     try:
         p = subprocess.run([binary, "predict", "--batch"], input=inp, capture_output=True, text=True, timeout=600)
     except subprocess.TimeoutExpired:
@@ -673,7 +725,7 @@ def check(args):
         version = installed_version(py)
         short = triton_short(version)
         configs = [ordered(c, short) for c in sample_configs(args.sample, args.seed, pinned=False, uniform=args.uniform,
-                                                            dtype=args.dtype, arch=args.arch)]
+                                                            dtype=args.dtype, arch=args.arch, spread=spread_of(args))]
         answers = predict(args.binary, configs)  # first: a broken binary fails fast
     except (RuntimeError, SystemExit, ValueError) as e:
         print(f"check: cannot run: {e}", file=sys.stderr)
@@ -757,6 +809,12 @@ def main():
                        help="give every drawn configuration this dtype (fp8e5 and int8 are drawn only this way)")
         p.add_argument("--arch", choices=("sm80", "sm86", "sm89", "sm90", "sm100", "sm120"),
                        help="give every drawn configuration this target (the samplers draw only sm80 and sm90)")
+        p.add_argument("--spread", action="store_true",
+                       help="draw evenly over --patterns, --archs and --num-ctas (every other parameter uniform; "
+                       "patterns without a dot take sizes from 1)")
+        p.add_argument("--patterns", help="with --spread: comma-separated patterns (default the four dot patterns)")
+        p.add_argument("--archs", help="with --spread: comma-separated targets (default sm90,sm100,sm120)")
+        p.add_argument("--num-ctas", help="with --spread: comma-separated CTA counts (default 1,2,4)")
     args = ap.parse_args()
     return {"sample": write_sample, "record": record, "check": check, "replay": replay, "child": child}[args.cmd](args)
 
