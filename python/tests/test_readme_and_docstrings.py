@@ -57,3 +57,19 @@ def documented() -> list[tuple[str, str]]:
 def test_docstring_examples(name: str, doc: str) -> None:
     globs = {n: getattr(linear_layout, n) for n in linear_layout.__all__}
     run_examples(doc, name, globs)
+
+
+PYTHON_FENCE = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
+TOP_README = README.parents[1] / "README.md"
+
+
+def test_the_top_readme_shows_the_autotune_example_that_is_run() -> None:
+    # The repository's README shows the autotuning example of python/README.md,
+    # which tests/llt/test_readme.py runs under every supported Triton release:
+    # the two must stay the same text.
+    def autotune(path: Path) -> list[str]:
+        blocks = PYTHON_FENCE.findall(path.read_text(encoding="utf-8"))
+        return [b for b in blocks if "llt.install()" in b and "early_config_prune" in b]
+
+    [ours] = autotune(README)
+    assert autotune(TOP_README) == [ours]
