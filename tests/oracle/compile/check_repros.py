@@ -46,11 +46,16 @@ def main():
     passed = failed = 0
     for g in groups:
         c = g["minimal"]
-        flags = ["--pattern", c["pattern"], "--m", str(c["m"]), "--n", str(c["n"]), "--k", str(c["k"]),
+        flags = ["--pattern", c["pattern"], "--m", str(c["m"]), "--n", str(c["n"]),
                  "--dtype", c["dtype"], "--num-warps", str(c["num_warps"]), "--num-stages", str(c["num_stages"]),
                  "--arch", c["arch"], "--triton", c["triton"]]
+        # A scan takes no K; several CTAs are written only when asked for.
+        if c.get("k") is not None:
+            flags += ["--k", str(c["k"])]
         if c.get("x") is not None:
             flags += ["--x", str(c["x"])]
+        if c.get("num_ctas", 1) != 1:
+            flags += ["--num-ctas", str(c["num_ctas"])]
         module_fails = None
         with tempfile.TemporaryDirectory() as d:
             subprocess.run([args.binary, "repro", *flags, "--out", d], capture_output=True, check=True)
