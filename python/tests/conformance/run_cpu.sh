@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# CPU tests of the GPU conformance fuzzer (no GPU needed), for CI: about 2-4 minutes on 2 cores.
+#
+#   bash python/tests/conformance/run_cpu.sh [pytest options]
+#
+# Builds our CLI if missing (the layout oracle), makes the triton 3.6.0, 3.9.0, 3.4.0, 3.2.0, 3.7.1 and 3.8.0
+# venvs through tests/oracle/venv.sh (once), and runs pytest from a small venv of its own
+# (target/conformance/pytest-venv). A missing wheel fails the tests; it does not skip them.
+# CONFORMANCE_SEED repeats a run's fresh sample; CONFORMANCE_SAMPLE sets its size (default 24
+# per release and target); CONFORMANCE_JOBS the compile processes (default 2).
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+cd "$repo"
+[ -x target/release/linear-layout ] || cargo build --release
+for v in 3.6.0 3.9.0 3.4.0 3.2.0 3.7.1 3.8.0; do
+  bash tests/oracle/venv.sh "$v" >/dev/null
+done
+venv=target/conformance/pytest-venv
+if [ ! -x "$venv/bin/pytest" ]; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --disable-pip-version-check -q pytest
+fi
+exec "$venv/bin/pytest" python/tests/conformance -q -p no:cacheprovider "$@"
