@@ -29,7 +29,8 @@ use serde_json::{Value, json};
 /// input; a prediction's ``config``, or the prediction itself, will do);
 /// its ``triton`` key, when present, is the release.
 ///
-/// ``release`` is ``"all"`` (the default: every modelled release), one
+/// ``release`` is ``"all"`` (the default: every modelled release that
+/// models the configuration; several CTAs are modelled from 3.4), one
 /// release name (``"3.2"``, ``"3.3.1"``, ``"newest"``), names separated by
 /// commas, or a sequence of names.
 ///
@@ -71,35 +72,52 @@ pub(crate) fn predict<'py>(
         "predict", pattern, m, n, k, x, dtype, num_warps, num_stages, arch, num_ctas, variant,
     )?;
     let kernel = fields.kernel("predict")?;
-    let releases = match (&fields.triton, &release) {
+    let (releases, every) = match (&fields.triton, &release) {
         (Some(_), Some(_)) => {
             return Err(PyTypeError::new_err(
                 "predict(): the configuration names its release (`triton`); \
                  pass no `release` with it",
             ));
         }
-        (Some(named), None) => vec![one_release(named, "the configuration's `triton`")?],
-        (None, Some(spec)) => release_list(spec)?,
+        (Some(named), None) => (
+            vec![one_release(named, "the configuration's `triton`")?],
+            false,
+        ),
+        (None, Some(spec)) if is_all(spec) => (Release::ALL.to_vec(), true),
+        (None, Some(spec)) => (release_list(spec)?, false),
         // A development build is modelled on one release only.
         (None, None) => match kernel.variant_release() {
-            Some(r) => vec![r],
-            None => Release::ALL.to_vec(),
+            Some(r) => (vec![r], false),
+            None => (Release::ALL.to_vec(), true),
         },
     };
-    let lines = py.detach(|| predict_lines(&kernel, &releases))?;
+    let lines = py.detach(|| predict_lines(&kernel, &releases, every))?;
     records(py, "Prediction", &lines)
 }
 
-/// The JSON line of each release's prediction.
-fn predict_lines(kernel: &Kernel, releases: &[Release]) -> PyResult<Vec<Value>> {
-    releases
+/// Whether `release` is the word `"all"`.
+fn is_all(release: &Bound<'_, PyAny>) -> bool {
+    release.extract::<String>().is_ok_and(|s| s == "all")
+}
+
+/// The JSON line of each release's prediction. Asked for every release
+/// (`every`), the releases where the configuration is not modelled (several
+/// CTAs before 3.4) are left out, as `predict` prints them as "not
+/// modelled"; when no release models it, or a release was named, the
+/// configuration's error is the answer.
+fn predict_lines(kernel: &Kernel, releases: &[Release], every: bool) -> PyResult<Vec<Value>> {
+    let answers: Vec<PyResult<Value>> = releases
         .iter()
         .map(|&r| {
             let cfg = kernel.config(r);
             let p = guard_with(|| crate_predict(&cfg), config_error)?;
             Ok(json_line(&cfg, &p))
         })
-        .collect()
+        .collect();
+    if every && answers.iter().any(Result::is_ok) {
+        return Ok(answers.into_iter().filter_map(Result::ok).collect());
+    }
+    answers.into_iter().collect()
 }
 
 /// `predict --json`'s line: the prediction with its release and config
