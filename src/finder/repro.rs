@@ -317,6 +317,41 @@ mod tests {
     /// Over every chain on sm90 in the releases with stmatrix sites (and
     /// 3.1, which has none): a module is written exactly for a stmatrix
     /// failure, and `check-ttgir` blames its store at that same site.
+    /// The script compiles with the configuration's CTA count, and a scan's
+    /// constants have no K (its kernel takes none).
+    #[test]
+    fn the_script_carries_num_ctas_and_each_pattern_its_constants() {
+        let scan = Config {
+            pattern: Pattern::Scan,
+            m: 2,
+            n: 64,
+            k: 0,
+            x: None,
+            dtype: Dtype::Fp32,
+            num_warps: 4,
+            num_stages: 1,
+            arch: Arch::Sm90,
+            num_ctas: 4,
+            triton: Release::V3_9,
+            variant: None,
+        };
+        let script = python_script(&scan, "error");
+        assert!(script.contains("NUM_CTAS = 4"), "{script}");
+        assert!(script.contains("num_ctas=NUM_CTAS"), "{script}");
+        assert!(script.contains(r#"{"M": 2, "N": 64}"#), "{script}");
+        assert!(script.contains("tl.cumsum"), "{script}");
+        let gather = Config {
+            pattern: Pattern::Gather,
+            k: 8,
+            num_ctas: 1,
+            ..scan
+        };
+        let script = python_script(&gather, "ok");
+        assert!(script.contains("NUM_CTAS = 1"), "{script}");
+        assert!(script.contains(r#""K": 8"#), "{script}");
+        assert!(script.contains("tl.gather"), "{script}");
+    }
+
     #[test]
     fn a_module_is_written_only_for_the_failure_it_reproduces() {
         let (mut written, mut withheld) = (0, 0);

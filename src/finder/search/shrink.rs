@@ -44,3 +44,38 @@ pub fn shrink(cfg: &Config) -> Option<(Config, Prediction)> {
     let p = predict_traced(&best, true).ok()?;
     Some((best, p))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finder::config::{Arch, Dtype, Pattern};
+    use crate::triton::Release;
+
+    /// A chain with four CTAs fails CTA planning in 3.8 whatever its sizes:
+    /// it shrinks to the smallest chain, one warp, one stage and two CTAs
+    /// (one CTA plans nothing, so the count stops at two).
+    #[test]
+    fn a_multi_cta_failure_keeps_its_ctas_down_to_two() {
+        let cfg = Config {
+            pattern: Pattern::ChainB,
+            m: 128,
+            n: 128,
+            k: 64,
+            x: Some(128),
+            dtype: Dtype::Fp16,
+            num_warps: 8,
+            num_stages: 3,
+            arch: Arch::Sm90,
+            num_ctas: 4,
+            triton: Release::V3_8,
+            variant: None,
+        };
+        let (small, p) = shrink(&cfg).unwrap();
+        assert_eq!(p.site_id(), Some("plan_cta"));
+        assert_eq!(
+            (small.m, small.n, small.k, small.x, small.num_warps, small.num_stages),
+            (16, 16, 16, Some(16), 1, 1)
+        );
+        assert_eq!(small.num_ctas, 2);
+    }
+}
