@@ -73,7 +73,14 @@ mod tests {
         let (small, p) = shrink(&cfg).unwrap();
         assert_eq!(p.site_id(), Some("plan_cta"));
         assert_eq!(
-            (small.m, small.n, small.k, small.x, small.num_warps, small.num_stages),
+            (
+                small.m,
+                small.n,
+                small.k,
+                small.x,
+                small.num_warps,
+                small.num_stages
+            ),
             (16, 16, 16, Some(16), 1, 1)
         );
         assert_eq!(small.num_ctas, 2);
