@@ -20,7 +20,8 @@ classifies every case:
 
 Every case that is not `agree` is shrunk (bases dropped one at a time while the
 class persists) and written to `notes/findings/` with a Python reproducer.
-The counts go to `notes/campaign.md` (appended, one section per run).
+The counts table is printed and written to `target/campaign/seed-SEED.md`, to be
+copied into `notes/findings/README.md`, which holds the current totals.
 """
 
 import argparse
@@ -198,17 +199,16 @@ def main():
         elapsed = time.monotonic() - started
         print(f"[{elapsed / 60:.1f} min] {total} cases, {dict(counts)}", file=sys.stderr, flush=True)
     elapsed = time.monotonic() - started
-    report = os.path.join(REPO, "notes", "campaign.md")
-    new = not os.path.exists(report)
-    with open(report, "a") as f:
-        if new:
-            f.write("# Differential campaign against Triton 3.9.0\n\n"
-                    "Each section is one run of `tests/oracle/campaign.py`.\n")
-        f.write(f"\n## Run from seed {args.seed}: {total} cases in {elapsed / 60:.1f} minutes\n\n")
-        f.write("| side | class | cases |\n|---|---|---|\n")
-        for (side, klass), n in sorted(counts.items()):
-            f.write(f"| {side} | {klass} | {n} |\n")
-        f.write(f"\nFindings: {len(findings)}" + ("".join(f"\n- `{os.path.relpath(p, REPO)}`" for p in findings) or "") + "\n")
+    os.makedirs(os.path.join(REPO, "target", "campaign"), exist_ok=True)
+    report = os.path.join(REPO, "target", "campaign", f"seed-{args.seed}.md")
+    lines = [f"## Run from seed {args.seed}: {total} cases in {elapsed / 60:.1f} minutes", "",
+             "| side | class | cases |", "|---|---|---|"]
+    lines += [f"| {side} | {klass} | {n} |" for (side, klass), n in sorted(counts.items())]
+    lines += ["", f"Findings: {len(findings)}"] + [f"- `{os.path.relpath(p, REPO)}`" for p in findings]
+    with open(report, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    print(f"(written to {os.path.relpath(report, REPO)})", file=sys.stderr)
     disagreements = sum(n for (side, k), n in counts.items() if k == "disagree")
     print(f"{total - disagreements} passed, {disagreements} failed")
     return 1 if disagreements else 0
