@@ -1,4 +1,5 @@
-//! The recorded Triton results under `tests/data/` (every `*.jsonl`), read
+//! The recorded Triton results under `tests/data/` (every `*.jsonl`, and
+//! every `*.jsonl.gz`: the same format gzipped, for the large corpora), read
 //! the one way every replay test reads them.
 //!
 //! Each file starts with a header record, `{"header": {"what", "release",
@@ -14,7 +15,7 @@
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io::BufRead;
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 /// What a file holds (the header's `kind`).
@@ -26,6 +27,8 @@ pub enum Kind {
     KernelCompiles,
     /// Compile outcomes of flash-linear-attention's kernel (`fla.py record`).
     FlaCompiles,
+    /// Compiles of public kernels with their TTGIR (`kernels_corpus/record.py`).
+    PublicKernelCompiles,
     /// Recorded compiles the finder is known not to model, with a reason.
     KnownDisagreements,
     /// One-op modules of `op_level.py`'s grid (`op_level.py record`).
@@ -45,10 +48,11 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 11] = [
+    pub const ALL: [Kind; 12] = [
         Kind::Configs,
         Kind::KernelCompiles,
         Kind::FlaCompiles,
+        Kind::PublicKernelCompiles,
         Kind::KnownDisagreements,
         Kind::OpLevelModules,
         Kind::OpLevelFuzz,
@@ -64,6 +68,7 @@ impl Kind {
             Kind::Configs => "configs",
             Kind::KernelCompiles => "kernel-compiles",
             Kind::FlaCompiles => "fla-compiles",
+            Kind::PublicKernelCompiles => "public-kernel-compiles",
             Kind::KnownDisagreements => "known-disagreements",
             Kind::OpLevelModules => "op-level-modules",
             Kind::OpLevelFuzz => "op-level-fuzz",
@@ -172,7 +177,26 @@ fn shown(path: &Path) -> String {
         .to_string()
 }
 
-/// Every `*.jsonl` under `dir`, sorted.
+/// Whether `path` names a data file: `*.jsonl`, or `*.jsonl.gz`.
+fn is_data_file(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    name.ends_with(".jsonl") || name.ends_with(".jsonl.gz")
+}
+
+/// A data file's text, unzipped when its name ends in `.gz`.
+fn open(path: &Path) -> Box<dyn BufRead> {
+    let file =
+        std::fs::File::open(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    if path.extension().is_some_and(|x| x == "gz") {
+        Box::new(BufReader::new(flate2::read::GzDecoder::new(file)))
+    } else {
+        Box::new(BufReader::new(file))
+    }
+}
+
+/// Every data file under `dir`, sorted.
 fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let entries =
@@ -181,7 +205,7 @@ fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
         let path = entry.unwrap().path();
         if path.is_dir() {
             out.extend(jsonl_files(&path));
-        } else if path.extension().is_some_and(|x| x == "jsonl") {
+        } else if is_data_file(&path) {
             out.push(path);
         }
     }
@@ -312,7 +336,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Recorded, String> {
 
 /// Reads and checks one data file; panics with the reason if it is unsound.
 pub fn load(path: &Path) -> Recorded {
-    let text = std::fs::read_to_string(path)
+    let mut text = String::new();
+    open(path)
+        .read_to_string(&mut text)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     parse(path, &text).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -323,13 +349,14 @@ pub fn headers() -> Vec<(PathBuf, Header)> {
     all_files()
         .into_iter()
         .map(|path| {
-            let file = std::fs::File::open(&path)
-                .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
             let mut first = String::new();
-            let mut reader = std::io::BufReader::new(file);
+            let mut reader = open(&path);
             while first.trim().is_empty() {
                 first.clear();
-                if reader.read_line(&mut first).unwrap() == 0 {
+                let read = reader
+                    .read_line(&mut first)
+                    .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+                if read == 0 {
                     break;
                 }
             }

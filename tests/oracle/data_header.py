@@ -12,7 +12,10 @@ compiles also name the configuration list they were recorded from, in
 `configs`), followed by exactly `count` records, each an object with a
 `name` that is unique within the file and derived from the record's content
 by the kind's rule below, so that re-recording gives the same names.
-`tests/recorded.rs` reads the same format for `cargo test`.
+`tests/recorded.rs` reads the same format for `cargo test`. A file named
+`*.jsonl.gz` is the same format gzipped (the large corpora: the public-kernel
+compiles under tests/data/kernels); `write_jsonl` gzips when the name says so,
+reproducibly (no name or time in the gzip header).
 
 Used by the writers and readers under tests/oracle/ (`write_jsonl`,
 `read_jsonl`), and from the command line:
@@ -32,6 +35,7 @@ sets the header's count, keeping every other field and the file's JSON
 spacing.
 """
 
+import gzip
 import hashlib
 import json
 import os
@@ -48,6 +52,7 @@ KINDS = {
     "configs": "kernel configurations (run_grid.py's config objects, no release)",
     "kernel-compiles": "compile outcomes of kernel configurations (run_grid.py record)",
     "fla-compiles": "compile outcomes of flash-linear-attention's kernel (fla.py record)",
+    "public-kernel-compiles": "compiles of public kernels with their TTGIR (kernels_corpus/record.py record)",
     "known-disagreements": "recorded compiles the finder is known not to model, with a reason",
     "op-level-modules": "one-op TTGIR modules of op_level.py's grid and their outcomes (op_level.py record)",
     "op-level-fuzz": "random one-op TTGIR modules and their outcomes (op_level.py fuzz --out)",
@@ -135,6 +140,8 @@ def base_name(kind, rec):
         return config_name(rec["config"])
     if kind == "fla-compiles":
         return fla_name(rec["config"])
+    if kind == "public-kernel-compiles":
+        return f"{rec['case']}-{rec['label']}-{rec['arch']}"
     if kind == "known-disagreements":
         return f"{config_name(rec['config'])}-triton{rec['config']['triton']}"
     if kind in ("op-level-modules", "op-level-fuzz"):
@@ -228,13 +235,23 @@ def write_jsonl(path, header_fields, records, compact=False):
         raise DataError(f"unknown header fields {sorted(extra)}")
     sep = {"separators": (",", ":")} if compact else {}
     os.makedirs(os.path.dirname(os.path.abspath(path)) or ".", exist_ok=True)
+    lines = [json.dumps({"header": header}, **sep)] + [json.dumps(rec, **sep) for rec in named(kind, records)]
+    text = "".join(line + "\n" for line in lines).encode()
+    if path.endswith(".gz"):
+        # a fixed gzip header (no file name, time 0): the same records give the same bytes
+        text = gzip.compress(text, compresslevel=9, mtime=0)
     tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(json.dumps({"header": header}, **sep) + "\n")
-        for rec in named(kind, records):
-            f.write(json.dumps(rec, **sep) + "\n")
+    with open(tmp, "wb") as f:
+        f.write(text)
     os.replace(tmp, path)
     return header
+
+
+def _open_read(path):
+    """A data file's text, unzipped when its name ends in `.gz`."""
+    if path.endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8")
+    return open(path, encoding="utf-8")
 
 
 def parse_header(obj, where):
@@ -264,7 +281,7 @@ def read_jsonl(path, require_header=True):
     record is not an object, or names are missing or repeated. With
     `require_header=False` a file without a header (a hand-written list of
     configurations) gives (None, records) instead."""
-    with open(path) as f:
+    with _open_read(path) as f:
         lines = [(i, l) for i, l in enumerate(f, 1) if l.strip()]
     header = None
     if lines:
@@ -301,7 +318,7 @@ def read_jsonl(path, require_header=True):
 def data_files(root=DATA):
     out = []
     for d, _, files in os.walk(root):
-        out += [os.path.join(d, f) for f in files if f.endswith(".jsonl")]
+        out += [os.path.join(d, f) for f in files if f.endswith((".jsonl", ".jsonl.gz"))]
     return sorted(out)
 
 
@@ -331,7 +348,7 @@ def check_file(path):
 
 def fix(path):
     """Rewrite `path` with its records named by the rule and its count set."""
-    with open(path) as f:
+    with _open_read(path) as f:
         lines = [l for l in f if l.strip()]
     if not lines:
         raise DataError(f"{path}: empty, so no header record")

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""`linear-layout scan` end to end on a fresh sample of the public-kernel
+corpus, against real compiles: for each sampled (case, configuration), scan
+the kernel with `--confirm` (every configuration predicted to fail, and the
+passing ones, compiled in full by the same release) and require every
+prediction to be confirmed. Prints `N passed, M failed`; exit status 1 on
+any unconfirmed prediction or scan that could not run.
+
+    python3 tests/oracle/kernels_corpus/ci.py --scratch DIR --binary target/release/linear-layout \
+        --seed S --sample 6 --triton 3.2.0,3.3.1,3.9.0 [--venv-dir target/oracle]
+
+`--scratch` is where `record.py fetch` put the packages (fetched if missing).
+"""
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, HERE)
+import cases  # noqa: E402
+
+
+def arg_text(v):
+    """A worker argument as `--args` writes it."""
+    if v is None:
+        return "None"
+    if isinstance(v, bool):
+        return "True" if v else "False"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return '"' + v + '"'
+    if "ptr" in v:
+        return "*" + v["ptr"] + ("" if v.get("aligned", True) else ":unaligned")
+    if "int" in v:
+        return v["int"]
+    if "float" in v:
+        return "fp32"
+    if "tl" in v:
+        return "tl." + v["tl"]
+    raise ValueError(v)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--scratch", required=True)
+    ap.add_argument("--binary", required=True)
+    ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--sample", type=int, default=6)
+    ap.add_argument("--triton", default="3.2.0,3.3.1,3.9.0")
+    ap.add_argument("--venv-dir", default=os.path.join(REPO, "target", "oracle"))
+    args = ap.parse_args()
+    if not os.path.isdir(os.path.join(args.scratch, "deps")):
+        subprocess.run([sys.executable, os.path.join(HERE, "record.py"), "fetch", "--scratch", args.scratch],
+                       check=True)
+    rng = random.Random(args.seed)
+    pool = [(c, cfg) for c in cases.CASES for cfg in cases.configs(c)]
+    picked = rng.sample(pool, args.sample)
+    passed = failed = 0
+    cache = tempfile.mkdtemp(prefix="ci-scan-")
+    for c, (label, a, kw, opts, arch) in picked:
+        pkg = os.path.join(args.scratch, cases.PACKAGES[c["package"]][1])
+        cmd = [args.binary, "scan", c["kernel"], "--path", pkg, "--path", os.path.join(args.scratch, "deps"),
+               "--args", ", ".join(f"{k}={arg_text(v)}" for k, v in a.items()), "--no-autotune",
+               "--num-warps", str(opts["num_warps"]), "--num-stages", str(opts.get("num_stages", 3)),
+               "--arch", arch, "--triton", args.triton, "--venv-dir", args.venv_dir, "--no-install",
+               "--cache-dir", cache, "--confirm", "--confirm-passing", "1", "--json", "--quiet"]
+        for k, v in kw.items():
+            cmd += ["--constexpr", f"{k}={arg_text(v)}"]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        name = f"{c['name']} {label} {arch}"
+        if p.returncode not in (0, 1):
+            failed += 1
+            print(f"FAILED {name}: scan exited {p.returncode}: {p.stderr.strip()[-500:]}", file=sys.stderr)
+            continue
+        report = json.loads(p.stdout)
+        bad = [x for x in report["confirmations"] if not x["confirmed"]]
+        front = {r["wheel"]: r["configs"][0]["outcome"] for r in report["outcomes"]}
+        for x in report["confirmations"]:
+            if x["confirmed"]:
+                passed += 1
+        for x in bad:
+            failed += 1
+            print(f"NOT CONFIRMED {name} on {x['release']}: predicted {x['predicted']}, compiled {x['real']}: "
+                  f"{x['message']}", file=sys.stderr)
+        # a front-end failure is the release's own: it counts as agreeing
+        passed += sum(1 for o in front.values() if o == "front_end")
+        print(f"{name}: {front}", file=sys.stderr)
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
