@@ -73,12 +73,14 @@ mod column_action;
 mod dim;
 mod error;
 pub mod eval;
+pub mod explain;
 pub mod finder;
 pub mod format;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod layout;
 pub mod reference;
+pub mod scan;
 pub mod shrink_trace;
 pub mod triton;
 pub mod tutorial;

@@ -8,14 +8,18 @@
 //! - `recorded`: the reader of every recorded data file (header, count, named records),
 //!   shared by the replay tests; its own tests check every file under `tests/data`.
 //! - `shrink_ops`: `ops` fuzz inputs, checked `eval` requests, and shrinking a wrong result.
+//! - `explain`: every recorded failure message is recognised; `scan`: the public-kernel corpus
+//!   (`tests/data/kernels`) replayed through scan's checks, and scan's arguments and cache keys.
 
 mod encodings_replay;
+mod explain;
 mod finder;
 mod golden;
 mod laws;
 mod op_level;
 mod oracle_replay;
 mod recorded;
+mod scan;
 mod shrink_ops;
 mod strategies;
 mod ttgir_corpus;

@@ -5,9 +5,11 @@ mod batch;
 mod check_ttgir;
 mod convert;
 mod eval;
+mod explain;
 mod input;
 mod predict;
 mod repro;
+mod scan;
 mod search;
 mod show;
 mod shrink;
@@ -25,8 +27,8 @@ use std::process::ExitCode;
     version,
     about,
     long_about = None,
-    after_help = "Exit status: 0 when nothing fails, 1 when `predict`, `check-ttgir`, `search`, `shrink` \
-                  or `shrink-trace` found a failure, 2 on bad input or usage."
+    after_help = "Exit status: 0 when nothing fails, 1 when `predict`, `check-ttgir`, `search`, `shrink`, \
+                  `shrink-trace`, `scan` or `explain` found a failure, 2 on bad input or usage."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -55,6 +57,10 @@ enum Command {
     ShrinkTrace(shrink_trace::ShrinkTraceArgs),
     /// List the modelled failure sites: where each release fails, how, what fixed it.
     Sites(sites::SitesArgs),
+    /// Your kernel, every release: run each release's front end to TTGIR and check it.
+    Scan(Box<scan::ScanArgs>),
+    /// Name the failure site of a crash log (an assertion, LLVM ERROR, traceback).
+    Explain(explain::ExplainArgs),
 }
 
 /// What a command found, for its exit status: 0 when nothing fails, 1
@@ -90,6 +96,8 @@ pub fn main() -> ExitCode {
         Command::CheckTtgir(args) => check_ttgir::run(args),
         Command::ShrinkTrace(args) => shrink_trace::run(args),
         Command::Sites(args) => nothing(sites::run(args)),
+        Command::Scan(args) => scan::run(*args),
+        Command::Explain(args) => explain::run(args),
     };
     match result {
         Ok(Found::Nothing) => ExitCode::SUCCESS,

@@ -1,0 +1,194 @@
+//! `scan` and `explain` from the shell: bad input ends with exit status 2
+//! and a message that says what is wrong; `explain` reads a file or stdin,
+//! names a known site (exit 1) and lists the nearest sites for an unknown
+//! message (exit 0). Scanning a real kernel needs Triton wheels: that is
+//! `tests/oracle/kernels_corpus/ci.py`, run by `.ci/run`.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_linear-layout"))
+}
+
+fn with_stdin(args: &[&str], input: &str) -> Output {
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A scratch directory of this test process.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("ll-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn scan_refuses_bad_input_with_exit_2_and_the_reason() {
+    let dir = scratch("scan");
+    let cache = dir.join("cache");
+    let cache = cache.to_str().unwrap();
+    let spec = dir.join("spec.toml");
+    std::fs::write(&spec, "kernel = \"k.py::k\"\n[space]\nnum_wraps = [4]\n").unwrap();
+    let spec = spec.to_str().unwrap();
+    let no_venvs = dir.join("venvs");
+    let no_venvs = no_venvs.to_str().unwrap();
+    for (args, says) in [
+        (vec!["scan"], "give the kernel"),
+        (
+            vec!["scan", "mykernel"],
+            "name the kernel as path/file.py::kernel",
+        ),
+        (
+            vec!["scan", "k.py::k", "--args", "x="],
+            "argument `x=`: expected",
+        ),
+        (
+            vec!["scan", "k.py::k", "--dtype", "fp17"],
+            "--dtype fp17: unknown element type",
+        ),
+        (
+            vec!["scan", "k.py::k", "--num-warps", "0"],
+            "positive values",
+        ),
+        (
+            vec!["scan", "k.py::k", "--triton", "2.9"],
+            "--triton 2.9: not a Triton release",
+        ),
+        (
+            vec!["scan", "k.py::k", "--python", "3.2"],
+            "expected RELEASE=PATH",
+        ),
+        (
+            vec!["scan", "k.py::k", "--constexpr", "BLOCK"],
+            "--constexpr",
+        ),
+        (
+            vec!["scan", "--spec", spec],
+            "unknown [space] key `num_wraps`",
+        ),
+        (
+            vec!["scan", "--spec", "/no/such/spec.toml"],
+            "/no/such/spec.toml",
+        ),
+        (
+            vec![
+                "scan",
+                "k.py::k",
+                "--venv-dir",
+                no_venvs,
+                "--no-install",
+                "--cache-dir",
+                cache,
+            ],
+            "no Triton release can be scanned",
+        ),
+    ] {
+        let out = bin().args(&args).output().unwrap();
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(says),
+            "{args:?}: {err:?} does not say {says:?}"
+        );
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}: {}", text(&out.stdout));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// 3.2's stmatrix assertion, as the wheel prints it.
+const STMATRIX: &str = "python: /project/lib/Tools/LinearLayout.cpp:562: mlir::triton::LinearLayout \
+    mlir::triton::LinearLayout::reshapeOuts(...) const: Assertion `getTotalOutDimSize() == \
+    std::accumulate( newOutDims.begin(), newOutDims.end(), 1, [&](int32_t acc, auto &outDim) { \
+    return acc * outDim.second; })' failed.\nAborted (core dumped)\n";
+
+#[test]
+fn explain_reads_stdin_and_files_and_names_the_site() {
+    let out = with_stdin(&["explain"], STMATRIX);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with("Site stmatrix"), "{stdout}");
+    assert!(stdout.contains("fixed in:    Triton 3.4"), "{stdout}");
+
+    let dir = scratch("explain");
+    let log = dir.join("crash.log");
+    std::fs::write(&log, STMATRIX).unwrap();
+    let out = bin()
+        .args(["explain", "--json", log.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["known"], true);
+    assert_eq!(v["site"]["site"], "stmatrix");
+    assert_eq!(v["site"]["releases"], serde_json::json!(["3.2"]));
+    // `-` is stdin too
+    let out = with_stdin(&["explain", "-", "--json"], STMATRIX);
+    let w: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(w["site"], v["site"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn explain_says_unknown_and_lists_the_nearest_sites() {
+    let out = with_stdin(
+        &["explain"],
+        "python: Foo.cpp:12: void frob(): Assertion `layout is frobnicated' failed.\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with("Unknown"), "{stdout}");
+    let nearest: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| !l.contains("nearest known sites"))
+        .skip(1)
+        .collect();
+    assert_eq!(nearest.len(), 3, "{stdout}");
+    let out = with_stdin(&["explain", "--json"], "RuntimeError: frobnicated\n");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["known"], false);
+    assert_eq!(v["nearest"].as_array().map(Vec::len), Some(3));
+}
+
+#[test]
+fn explain_names_a_front_end_rejection() {
+    let out = with_stdin(
+        &["explain"],
+        "NotImplementedError: Block pointers have been removed in favor of the tensor descriptor API\n",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("block_pointers_removed"), "{stdout}");
+    assert!(stdout.contains("raised by:   Triton 3.9"), "{stdout}");
+}
+
+#[test]
+fn explain_refuses_empty_and_missing_logs() {
+    let out = with_stdin(&["explain"], "  \n");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("the log is empty"));
+    let out = bin()
+        .args(["explain", "/no/such/crash.log"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("/no/such/crash.log"));
+}

@@ -1,0 +1,175 @@
+//! The on-disk cache: what each release's front end made of each
+//! configuration (the TTGIR, or how it failed), keyed on exactly what
+//! changes the TTGIR ([`super::space::front_end_key`]), and each kernel's
+//! inspection, keyed on the files it was read from. Verdicts are never
+//! cached: the TTGIR is checked again on every scan, so a newer model
+//! applies at once.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The default cache directory: `$LINEAR_LAYOUT_CACHE`, else
+/// `$XDG_CACHE_HOME/linear-layout`, else `~/.cache/linear-layout`.
+pub fn default_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("LINEAR_LAYOUT_CACHE") {
+        return PathBuf::from(dir);
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(dir).join("linear-layout");
+    }
+    std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir)
+        .join(".cache")
+        .join("linear-layout")
+}
+
+/// What one release's front end (or full compile) made of a configuration.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Entry {
+    /// `ttgir` (the front end finished), `ok` (a full compile finished),
+    /// `error`, `abort` or `timeout`.
+    pub status: String,
+    /// The key line of a failure (an assertion, a diagnostic, the Python
+    /// exception).
+    #[serde(default)]
+    pub message: String,
+    /// The Python exception, for an error.
+    #[serde(default)]
+    pub exception: Option<String>,
+    /// The stage running when it ended (`ttir`, `ttgir`, `llir`, …).
+    #[serde(default)]
+    pub stage: Option<String>,
+    /// The signal that ended the process, for an abort.
+    #[serde(default)]
+    pub signal: Option<i64>,
+    /// Seconds the worker's child took.
+    #[serde(default)]
+    pub seconds: f64,
+    /// The last lines of the child's stderr, for a failure.
+    #[serde(default)]
+    pub stderr_tail: Vec<String>,
+    /// The constexprs `@triton.heuristics` computed.
+    #[serde(default)]
+    pub heuristics: BTreeMap<String, Value>,
+    /// The TTGIR (kept in a file of its own beside the entry).
+    #[serde(skip)]
+    pub ttgir: Option<String>,
+}
+
+impl Entry {
+    /// The worker's answer as an entry.
+    pub fn from_worker(v: &Value) -> Entry {
+        let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        Entry {
+            status: s("status").unwrap_or_else(|| "error".into()),
+            message: s("message").unwrap_or_default(),
+            exception: s("exception"),
+            stage: s("stage"),
+            signal: v.get("signal").and_then(Value::as_i64),
+            seconds: v.get("seconds").and_then(Value::as_f64).unwrap_or(0.0),
+            stderr_tail: v
+                .get("stderr_tail")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            heuristics: v
+                .get("heuristics")
+                .and_then(Value::as_object)
+                .map(|m| m.iter().map(|(k, x)| (k.clone(), x.clone())).collect())
+                .unwrap_or_default(),
+            ttgir: s("ttgir"),
+        }
+    }
+}
+
+/// The cache directory.
+#[derive(Clone, Debug)]
+pub struct Cache {
+    root: PathBuf,
+}
+
+impl Cache {
+    /// The cache at `root` (created when first written).
+    pub fn new(root: PathBuf) -> Cache {
+        Cache { root }
+    }
+
+    /// Its directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn path(&self, kind: &str, key: &str, ext: &str) -> PathBuf {
+        self.root
+            .join(kind)
+            .join(&key[..2.min(key.len())])
+            .join(format!("{key}.{ext}"))
+    }
+
+    /// A front-end (or compile) entry, with its TTGIR.
+    pub fn get(&self, kind: &str, key: &str) -> Option<Entry> {
+        let text = std::fs::read_to_string(self.path(kind, key, "json")).ok()?;
+        let mut entry: Entry = serde_json::from_str(&text).ok()?;
+        let ttgir = self.path(kind, key, "ttgir");
+        if ttgir.is_file() {
+            entry.ttgir = Some(std::fs::read_to_string(ttgir).ok()?);
+        }
+        Some(entry)
+    }
+
+    /// Stores an entry (the TTGIR first, so that a reader never sees an
+    /// entry without it).
+    pub fn put(&self, kind: &str, key: &str, entry: &Entry) -> Result<(), String> {
+        let json = self.path(kind, key, "json");
+        if let Some(parent) = json.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        if let Some(ttgir) = &entry.ttgir {
+            write_atomic(&self.path(kind, key, "ttgir"), ttgir.as_bytes())?;
+        }
+        let text = serde_json::to_string(entry).map_err(|e| e.to_string())?;
+        write_atomic(&json, text.as_bytes())
+    }
+
+    /// A JSON document stored under `kind`/`key`.
+    pub fn get_json(&self, kind: &str, key: &str) -> Option<Value> {
+        let text = std::fs::read_to_string(self.path(kind, key, "json")).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Stores a JSON document.
+    pub fn put_json(&self, kind: &str, key: &str, value: &Value) -> Result<(), String> {
+        let path = self.path(kind, key, "json");
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        write_atomic(&path, value.to_string().as_bytes())
+    }
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, bytes).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// The content hashes of `files` (a missing file hashes as missing).
+pub fn file_hashes(files: &[String]) -> BTreeMap<String, String> {
+    files
+        .iter()
+        .map(|f| {
+            let h =
+                std::fs::read(f).map_or_else(|_| "missing".to_string(), |b| super::hash::hex(&b));
+            (f.clone(), h)
+        })
+        .collect()
+}
