@@ -15,13 +15,15 @@
 //! release removed) is named as such (`front_end`). A message no site
 //! prints is reported as unknown, with the nearest known sites.
 
+mod context;
 mod front_end;
+mod render;
 
+pub use context::Context;
 pub use front_end::{REJECTIONS, Rejection};
 
 use crate::finder::{self, check_ttgir};
-use crate::triton::{Entry, Location, Release, Site};
-use serde_json::{Value, json};
+use crate::triton::{Location, Release, Site};
 use std::collections::BTreeSet;
 
 /// A site whose message is in the log.
@@ -52,31 +54,6 @@ impl SiteMatch {
             .into_iter()
             .find(|&r| r > last && !self.site.fails_in(r))
     }
-}
-
-/// What the log says besides the message.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Context {
-    /// The kernel's name.
-    pub kernel: Option<String>,
-    /// The kernel's source file.
-    pub file: Option<String>,
-    /// Warps.
-    pub num_warps: Option<u32>,
-    /// Stages.
-    pub num_stages: Option<u32>,
-    /// CTAs.
-    pub num_ctas: Option<u32>,
-    /// The target (`sm90`).
-    pub arch: Option<String>,
-    /// Tensor shapes (`64x64xbf16`).
-    pub shapes: Vec<String>,
-    /// A Triton version named in the log.
-    pub version: Option<String>,
-    /// The dialect spelling seen (`ttg` or `triton_gpu`).
-    pub dialect: Option<&'static str>,
-    /// Whether the crash was caught by the pass manager (3.3 and later).
-    pub caught: bool,
 }
 
 /// The answer.
@@ -153,161 +130,6 @@ const ALSO_PRINTED: [(&str, &[Release], &str); 3] = [
     ),
 ];
 
-/// The lines that say what failed.
-fn key_lines(log: &str) -> Vec<String> {
-    const MARKS: [&str; 10] = [
-        "Assertion",
-        "LLVM ERROR",
-        "error:",
-        "UNREACHABLE",
-        "Error:",
-        "terminate called",
-        "PassManager::run failed",
-        "Segmentation fault",
-        "Aborted",
-        "AssertionError",
-    ];
-    let mut out: Vec<String> = Vec::new();
-    for l in log.lines() {
-        let t = l.trim();
-        if MARKS.iter().any(|m| t.contains(m)) && !out.iter().any(|o| o == t) {
-            out.push(t.to_string());
-        }
-    }
-    out.truncate(12);
-    out
-}
-
-fn number_after(log: &str, keys: &[&str]) -> Option<u32> {
-    for key in keys {
-        for (at, _) in log.match_indices(key) {
-            let rest = log[at + key.len()..].trim_start_matches([' ', '=', ':', '"']);
-            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-            if let Ok(n) = digits.parse() {
-                return Some(n);
-            }
-        }
-    }
-    None
-}
-
-fn context(log: &str) -> Context {
-    let mut c = Context {
-        num_warps: number_after(log, &["num_warps", "num-warps\" =", "num-warps"]),
-        num_stages: number_after(log, &["num_stages", "num-stages"]),
-        num_ctas: number_after(log, &["num_ctas", "num-ctas\" =", "num-ctas"]),
-        caught: log.contains("PassManager::run failed") || log.contains("A signal was caught"),
-        ..Context::default()
-    };
-    if let Some(cap) = number_after(log, &["cuda:", "sm_", "capability="]).or_else(|| {
-        log.match_indices("sm")
-            .filter_map(|(at, _)| {
-                let d: String = log[at + 2..]
-                    .chars()
-                    .take_while(char::is_ascii_digit)
-                    .collect();
-                (d.len() >= 2).then(|| d.parse().ok()).flatten()
-            })
-            .next()
-    }) {
-        c.arch = Some(format!("sm{cap}"));
-    }
-    if log.contains("\"ttg.") || log.contains(" ttg.") || log.contains("#ttg.") {
-        c.dialect = Some("ttg");
-    } else if log.contains("triton_gpu.") {
-        c.dialect = Some("triton_gpu");
-    }
-    // a version: "triton 3.2.0", "triton==3.2.0", "triton-3.2.0", "v3.2.0"
-    for key in ["triton==", "triton-", "triton ", "Triton ", "v3."] {
-        for (at, _) in log.match_indices(key) {
-            let start = at + key.len() - usize::from(key == "v3.") * 2;
-            let v: String = log[start..]
-                .chars()
-                .take_while(|ch| ch.is_ascii_digit() || *ch == '.')
-                .collect();
-            if v.split('.').count() >= 2 && v.parse::<Release>().is_ok() && c.version.is_none() {
-                c.version = Some(v.trim_end_matches('.').to_string());
-            }
-        }
-    }
-    // the kernel: a TTGIR function, a launch `name[grid](`, a `def name(`
-    let ident = |s: &str| -> String {
-        s.chars()
-            .take_while(|ch| ch.is_ascii_alphanumeric() || *ch == '_')
-            .collect()
-    };
-    for (at, _) in log.match_indices("tt.func") {
-        if let Some(a) = log[at..].find('@') {
-            let name = ident(&log[at + a + 1..]);
-            if !name.is_empty() && name != "repro" {
-                c.kernel = Some(name);
-                break;
-            }
-        }
-    }
-    if c.kernel.is_none() {
-        for l in log.lines() {
-            let t = l.trim();
-            if let Some(def) = t.strip_prefix("def ") {
-                let name = ident(def);
-                if !name.is_empty() {
-                    c.kernel = Some(name);
-                    break;
-                }
-            }
-        }
-    }
-    if c.kernel.is_none() {
-        for l in log.lines() {
-            if let Some(at) = l.find("[grid](").or_else(|| l.find("](")) {
-                let before = &l[..at];
-                let open = before.rfind('[').unwrap_or(at);
-                let start = l[..open]
-                    .rfind(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
-                    .map_or(0, |i| i + 1);
-                let name = &l[start..open];
-                if !name.is_empty() && name.chars().next().is_some_and(|ch| !ch.is_ascii_digit()) {
-                    c.kernel = Some(name.to_string());
-                    break;
-                }
-            }
-        }
-    }
-    // the kernel's file: an MLIR location, or a traceback frame outside triton
-    for (at, _) in log.match_indices("loc(\"") {
-        let rest = &log[at + 5..];
-        if let Some(end) = rest.find('"') {
-            let f = &rest[..end];
-            if f.ends_with(".py") {
-                c.file = Some(f.to_string());
-                break;
-            }
-        }
-    }
-    if c.file.is_none() {
-        for l in log.lines() {
-            let t = l.trim();
-            if let Some(rest) = t.strip_prefix("File \"") {
-                let f = rest.split('"').next().unwrap_or("");
-                if f.ends_with(".py") && !f.contains("/triton/") && !f.contains("site-packages") {
-                    c.file = Some(f.to_string());
-                }
-            }
-        }
-    }
-    // shapes
-    for (at, _) in log.match_indices("tensor<") {
-        let shape: String = log[at + 7..]
-            .chars()
-            .take_while(|ch| *ch != ',' && *ch != '>' && *ch != '!')
-            .collect();
-        if shape.contains('x') && !c.shapes.contains(&shape) && c.shapes.len() < 6 {
-            c.shapes.push(shape);
-        }
-    }
-    c
-}
-
 /// Every location of every site, with its site.
 fn locations() -> Vec<(&'static Site, &'static Location)> {
     finder::sites()
@@ -347,7 +169,7 @@ fn narrow(releases: &[Release], c: &Context, loc: &[&'static Location]) -> Vec<R
 /// Matches `log` against every site's messages.
 pub fn explain(log: &str) -> Explanation {
     let norm = normalize(log);
-    let ctx = context(log);
+    let ctx = context::context(log);
     let norm_masked = masked(log);
     let mut matches: Vec<SiteMatch> = Vec::new();
     for (site, loc) in locations() {
@@ -456,13 +278,13 @@ pub fn explain(log: &str) -> Explanation {
             )
             .then(a.site.id.cmp(b.site.id))
     });
-    let key = key_lines(log);
+    let key = context::key_lines(log);
     let nearest = if matches.is_empty() && front_end::find(&norm).is_none() {
         nearest(&key.join(" "))
     } else {
         Vec::new()
     };
-    let findings = module_in(log)
+    let findings = context::module_in(log)
         .map(|(text, release)| check_ttgir::check(&text, release).unwrap_or_default())
         .unwrap_or_default();
     let front_end = if matches.is_empty() {
@@ -498,33 +320,6 @@ const GENERIC: [&str; 3] = [
     "A signal was caught while processing the MLIR module",
 ];
 
-/// A TTGIR module pasted in the log, and the release to read it as.
-fn module_in(log: &str) -> Option<(String, Release)> {
-    let start = log.find("module attributes")?;
-    let defs_start = log[..start]
-        .rfind("\n#")
-        .and_then(|_| {
-            log[..start]
-                .lines()
-                .position(|l| l.trim_start().starts_with('#'))
-                .map(|i| {
-                    log[..start]
-                        .lines()
-                        .take(i)
-                        .map(|l| l.len() + 1)
-                        .sum::<usize>()
-                })
-        })
-        .unwrap_or(start);
-    let text = &log[defs_start..];
-    let release = if text.contains("\"triton_gpu.num-warps\"") {
-        Release::V3_2
-    } else {
-        Release::LATEST
-    };
-    Some((text.to_string(), release))
-}
-
 fn words(s: &str) -> BTreeSet<String> {
     s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .filter(|w| w.len() > 2)
@@ -555,222 +350,6 @@ fn nearest(text: &str) -> Vec<(&'static Site, &'static Location)> {
         }
     }
     out
-}
-
-impl Explanation {
-    /// The `scan` command the log suggests, when it names a kernel.
-    pub fn scan_command(&self) -> Option<String> {
-        let c = &self.context;
-        let kernel = c.kernel.as_ref()?;
-        let file = c.file.clone().unwrap_or_else(|| "path/to/kernel.py".into());
-        let mut cmd = format!("linear-layout scan {file}::{kernel} --args '…'");
-        if let Some(a) = &c.arch {
-            cmd += &format!(" --arch {a}");
-        }
-        if let Some(w) = c.num_warps {
-            cmd += &format!(" --num-warps {w}");
-        }
-        if let Some(s) = c.num_stages {
-            cmd += &format!(" --num-stages {s}");
-        }
-        Some(cmd)
-    }
-
-    /// Whether a known site, or a known front-end rejection, matched.
-    pub fn known(&self) -> bool {
-        self.site.is_some() || self.front_end.is_some()
-    }
-
-    /// As JSON.
-    pub fn to_json(&self) -> Value {
-        let m = |m: &SiteMatch| {
-            json!({
-                "site": m.site.id,
-                "kind": m.site.kind,
-                "title": m.site.title,
-                "releases": m.releases.iter().map(|r| r.to_string()).collect::<Vec<_>>(),
-                "wheels": m.releases.iter().flat_map(|r| r.info().wheels.iter().copied()).collect::<Vec<_>>(),
-                "all_releases": m.all_releases.iter().map(|r| r.to_string()).collect::<Vec<_>>(),
-                "line_matched": m.line_matched,
-                "locations": m.locations.iter().map(|l| json!({
-                    "releases": l.releases.to_string(), "function": l.function, "location": l.cite(),
-                    "ending": l.ending, "message": l.message})).collect::<Vec<_>>(),
-                "fixed_in": m.fixed_in().map(|r| r.to_string()),
-                "changes": m.site.changes.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
-                "workaround": m.site.workaround,
-            })
-        };
-        let c = &self.context;
-        json!({
-            "known": self.known(),
-            "generic": self.generic,
-            "front_end": self.front_end.map(|r| json!({"id": r.id, "message": r.message,
-                "releases": r.releases().iter().map(|r| r.to_string()).collect::<Vec<_>>(),
-                "location": r.location, "meaning": r.meaning, "workaround": r.workaround})),
-            "key_lines": self.key_lines,
-            "site": self.site.as_ref().map(m),
-            "others": self.others.iter().map(m).collect::<Vec<_>>(),
-            "nearest": self.nearest.iter().map(|(s, l)| json!({"site": s.id, "message": l.message,
-                "releases": l.releases.to_string()})).collect::<Vec<_>>(),
-            "findings": self.findings.iter().map(|f| json!({"line": f.line, "op": f.op,
-                "failure": f.failure.to_json(Entry::IrFile)})).collect::<Vec<_>>(),
-            "context": {"kernel": c.kernel, "file": c.file, "num_warps": c.num_warps,
-                "num_stages": c.num_stages, "num_ctas": c.num_ctas, "arch": c.arch, "shapes": c.shapes,
-                "version": c.version, "dialect": c.dialect, "caught": c.caught},
-            "scan": self.scan_command(),
-        })
-    }
-
-    /// As text.
-    pub fn to_text(&self) -> String {
-        use std::fmt::Write as _;
-        let mut out = String::new();
-        match &self.site {
-            None if self.front_end.is_some() => {
-                if let Some(r) = self.front_end {
-                    let releases: Vec<String> =
-                        r.releases().iter().map(|r| r.to_string()).collect();
-                    let _ = writeln!(
-                        out,
-                        "A front-end rejection ({}), not a compiler bug: {}",
-                        r.id, r.meaning
-                    );
-                    let _ = writeln!(out, "  raised by:   Triton {}", releases.join(", "));
-                    let _ = writeln!(out, "  where:       {} ({})", r.location, r.since.wheel());
-                    let _ = writeln!(out, "  workaround:  {}", r.workaround);
-                }
-            }
-            None if self.generic.is_some() => {
-                let _ = writeln!(
-                    out,
-                    "No site's own message in the log: {}.",
-                    self.generic.unwrap_or("")
-                );
-            }
-            None => {
-                let _ = writeln!(out, "Unknown: no modelled site prints this message.");
-                if !self.key_lines.is_empty() {
-                    let _ = writeln!(out, "  the log's failure lines:");
-                    for l in self.key_lines.iter().take(4) {
-                        let _ = writeln!(out, "    {l}");
-                    }
-                }
-                if !self.nearest.is_empty() {
-                    let _ = writeln!(out, "  nearest known sites:");
-                    for (s, l) in &self.nearest {
-                        let _ = writeln!(out, "    {} ({}): {}", s.id, l.releases, l.message);
-                    }
-                }
-            }
-            Some(m) => {
-                let s = m.site;
-                let kind = match s.kind {
-                    crate::triton::SiteKind::Bug => "a compiler bug",
-                    crate::triton::SiteKind::Rejection => "a front-end rejection",
-                };
-                let _ = writeln!(out, "Site {} ({kind}): {}", s.id, s.title);
-                let wheels: Vec<&str> = m
-                    .releases
-                    .iter()
-                    .flat_map(|r| r.info().wheels.iter().copied())
-                    .collect();
-                let _ = writeln!(
-                    out,
-                    "  printed by:  Triton {} (wheels {}){}",
-                    m.releases
-                        .iter()
-                        .map(|r| r.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    wheels.join(", "),
-                    if m.releases.len() < m.all_releases.len() {
-                        format!(
-                            "; the message alone: {}",
-                            m.all_releases
-                                .iter()
-                                .map(|r| r.to_string())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        )
-                    } else {
-                        String::new()
-                    }
-                );
-                for l in &m.locations {
-                    let _ = writeln!(
-                        out,
-                        "  where:       {} at {} ({}; {})",
-                        l.function,
-                        l.cite(),
-                        l.ending.describe(),
-                        l.releases
-                    );
-                }
-                match m.fixed_in() {
-                    Some(r) => {
-                        let _ = writeln!(
-                            out,
-                            "  fixed in:    Triton {r} (the site no longer fails there)"
-                        );
-                    }
-                    None => {
-                        let _ = writeln!(out, "  fixed in:    no modelled release yet");
-                    }
-                }
-                for c in s.changes {
-                    let _ = writeln!(out, "  change:      {c}");
-                }
-                let _ = writeln!(out, "  workaround:  {}", s.workaround);
-                for o in &self.others {
-                    let _ = writeln!(
-                        out,
-                        "  also prints this message: site {} ({}; Triton {})",
-                        o.site.id,
-                        o.site.title,
-                        o.releases
-                            .iter()
-                            .map(|r| r.to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    );
-                }
-            }
-        }
-        for f in &self.findings {
-            let _ = writeln!(
-                out,
-                "  the module in the log: line {} ({}) fails at {}: {}",
-                f.line, f.op, f.failure.site.id, f.failure.explanation
-            );
-        }
-        let c = &self.context;
-        let mut seen = Vec::new();
-        if let Some(k) = &c.kernel {
-            seen.push(format!("kernel {k}"));
-        }
-        if let Some(f) = &c.file {
-            seen.push(format!("file {f}"));
-        }
-        if let Some(a) = &c.arch {
-            seen.push(a.clone());
-        }
-        if let Some(w) = c.num_warps {
-            seen.push(format!("num_warps {w}"));
-        }
-        if let Some(s) = c.num_stages {
-            seen.push(format!("num_stages {s}"));
-        }
-        if !c.shapes.is_empty() {
-            seen.push(format!("shapes {}", c.shapes.join(", ")));
-        }
-        if !seen.is_empty() {
-            let _ = writeln!(out, "  in the log:  {}", seen.join("; "));
-        }
-        if let Some(cmd) = self.scan_command() {
-            let _ = writeln!(out, "  scan it:     {cmd}");
-        }
-        out
-    }
 }
 
 #[cfg(test)]
