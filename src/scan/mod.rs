@@ -18,13 +18,15 @@
 //! - [`reduce`]: a failing module reduced op by op while the model's
 //!   verdict holds.
 //! - [`reproducer`]: a standalone script compiling the user's kernel.
-//! - [`report`]: what a scan found, grouped as `search` groups it.
+//! - [`report`]: what a scan found, grouped as `search` groups it (printed
+//!   as text or JSON by `render`).
 
 pub mod args;
 pub mod cache;
 mod hash;
 pub mod python;
 pub mod reduce;
+mod render;
 pub mod report;
 pub mod reproducer;
 pub mod space;
