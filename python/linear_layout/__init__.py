@@ -36,6 +36,7 @@ package gives the same answers as Triton 3.9.0's Python binding and raises
 
 from linear_layout._finder import (
     CheckReport,
+    Explanation,
     Failure,
     Fix,
     KernelConfig,
@@ -52,6 +53,7 @@ from linear_layout._native import (
     NoLayoutError,
     __version__,
     check_ttgir,
+    explain,
     fix_for,
     predict,
     releases,
@@ -64,6 +66,7 @@ __all__ = [
     "MAX_NESTING",
     "MAX_VIEW_BITS",
     "CheckReport",
+    "Explanation",
     "Failure",
     "Fix",
     "KernelConfig",
@@ -77,6 +80,7 @@ __all__ = [
     "TtgirFinding",
     "__version__",
     "check_ttgir",
+    "explain",
     "fix_for",
     "predict",
     "releases",

@@ -1,7 +1,8 @@
 """The bug finder's answers, as records.
 
 :func:`~linear_layout.predict`, :func:`~linear_layout.fix_for`,
-:func:`~linear_layout.check_ttgir`, :func:`~linear_layout.sites` and
+:func:`~linear_layout.check_ttgir`, :func:`~linear_layout.explain`,
+:func:`~linear_layout.sites` and
 :func:`~linear_layout.releases` (native, in ``linear_layout._native``) build
 the JSON the command line tool prints for the same question and return it as
 the record classes below: read-only, with the JSON keys as attributes, and
@@ -16,6 +17,9 @@ from linear_layout._records import Record
 
 __all__ = [
     "CheckReport",
+    "ExplainedLocation",
+    "ExplainedSite",
+    "Explanation",
     "Failure",
     "Fix",
     "KernelConfig",
@@ -246,3 +250,73 @@ class ReleaseInfo(Record):
     wheels: list[str]
     tag: str
     dialect: str
+
+
+class ExplainedLocation(Record):
+    """A location whose message is in the log.
+
+    ``releases``, ``function``, ``location`` (``file:line`` of the
+    release), ``ending`` and ``message``.
+    """
+
+    __slots__ = ()
+    releases: str
+    function: str
+    location: str
+    ending: str
+    message: str
+
+
+class ExplainedSite(Record):
+    """A site whose message is in a crash log (``explain --json``'s ``site``).
+
+    ``site``, ``kind``, ``title``, ``releases`` (those whose wheels print
+    exactly that message, narrowed by the log's other clues), ``wheels``,
+    ``all_releases``, ``line_matched``, ``locations``, ``fixed_in`` (the
+    first release that no longer fails there), ``changes`` and
+    ``workaround``.
+    """
+
+    __slots__ = ()
+    _field_types = {"locations": ExplainedLocation}  # noqa: RUF012
+    site: str
+    kind: str
+    title: str
+    releases: list[str]
+    wheels: list[str]
+    all_releases: list[str]
+    line_matched: bool
+    locations: list[ExplainedLocation]
+    fixed_in: str | None
+    changes: list[str]
+    workaround: str
+
+
+class Explanation(Record):
+    """What a crash log is (``explain --json``).
+
+    ``known``, ``site`` (the best match, or ``None``), ``others``,
+    ``nearest`` (for an unknown message: the closest known sites, each with
+    ``site``, ``message``, ``releases``), ``front_end`` (a front-end
+    rejection of the kernel's own code), ``generic``, ``key_lines``,
+    ``findings`` (on a TTGIR module in the log), ``context`` (kernel, file,
+    warps, stages, CTAs, arch, shapes, version, dialect, caught) and
+    ``scan`` (the command to scan the kernel, when the log names it).
+    """
+
+    __slots__ = ()
+    _field_types = {  # noqa: RUF012
+        "site": ExplainedSite,
+        "others": ExplainedSite,
+        "findings": TtgirFinding,
+    }
+    known: bool
+    site: ExplainedSite | None
+    others: list[ExplainedSite]
+    nearest: list[Record]
+    front_end: Record | None
+    generic: str | None
+    key_lines: list[str]
+    findings: list[TtgirFinding]
+    context: Record
+    scan: str | None

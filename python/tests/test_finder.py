@@ -366,3 +366,43 @@ def test_releases_are_the_table() -> None:
         # each wheel's version reads as its release
         for wheel in r.wheels:
             assert ll.predict("dot", 64, 64, 64, release=wheel)[0].release == r.name
+
+
+# ------------------------------------------------------------------ explain
+
+
+def test_explain_names_the_site_of_every_modelled_message() -> None:
+    checked = 0
+    for site in ll.sites():
+        for location in site.locations:
+            if not location.message:
+                # Triton's text there depends on the layouts (an assertion on
+                # computed values): nothing fixed to recognise.
+                assert location.line is None, (site.id, location.location)
+                continue
+            checked += 1
+            e = ll.explain(f"some output\n{location.message}\nmore output")
+            assert isinstance(e, ll.Explanation)
+            assert e.known, location.message
+            matched = [e.site, *e.others]
+            assert any(location.message in [loc.message for loc in m.locations] for m in matched), (
+                site.id,
+                location.message,
+            )
+
+
+def test_explain_reads_the_context_and_says_when_it_does_not_know() -> None:
+    log = "LLVM ERROR: Cannot select: intrinsic %llvm.nvvm.shfl.sync.up.i32\n"
+    e = ll.explain(log)
+    assert (e.site.site, e.site.releases, e.site.fixed_in) == (
+        "unknown_target",
+        ["3.1", "3.2"],
+        "3.3",
+    )
+    assert e.site.workaround
+    unknown = ll.explain("RuntimeError: the moon is made of cheese")
+    assert not unknown.known
+    assert unknown.site is None
+    assert len(unknown.nearest) > 0
+    with pytest.raises(TypeError, match="log"):
+        ll.explain(b"bytes are not a log")  # type: ignore[arg-type]

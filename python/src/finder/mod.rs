@@ -1,5 +1,5 @@
-//! The bug finder from Python: `predict`, `fix_for`, `check_ttgir`, `sites`
-//! and `releases`.
+//! The bug finder from Python: `predict`, `fix_for`, `check_ttgir`,
+//! `explain`, `sites` and `releases`.
 //!
 //! Each answer is the JSON the command line tool prints for the same
 //! question (`predict --json`, `check-ttgir --json`, `sites --json`, the
@@ -7,11 +7,12 @@
 //! classes (`linear_layout._finder`), so that `.to_json()` gives the CLI's
 //! text back. One file per concept: `config` (reading a configuration and
 //! releases from Python arguments), `predict` (`predict`, `fix_for`),
-//! `check` (`check_ttgir`), `table` (`sites`, `releases`) and `records`
+//! `check` (`check_ttgir`), `explain`, `table` (`sites`, `releases`) and `records`
 //! (JSON to records).
 
 mod check;
 mod config;
+mod explain;
 mod predict;
 mod records;
 mod table;
@@ -23,6 +24,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(predict::predict, m)?)?;
     m.add_function(wrap_pyfunction!(predict::fix_for, m)?)?;
     m.add_function(wrap_pyfunction!(check::check_ttgir, m)?)?;
+    m.add_function(wrap_pyfunction!(explain::explain, m)?)?;
     m.add_function(wrap_pyfunction!(table::sites, m)?)?;
     m.add_function(wrap_pyfunction!(table::releases, m)?)?;
     Ok(())
