@@ -44,7 +44,18 @@ if __package__ in (None, ""):  # run as a script: load this directory as a packa
 from .generate import FAMILIES
 from .layouts import oracle_release
 
-COMMANDS = ("run", "generate", "shrink", "repro", "emulate", "replay", "bundle", "campaign")
+COMMANDS = (
+    "run",
+    "generate",
+    "shrink",
+    "repro",
+    "emulate",
+    "pack",
+    "xrun",
+    "replay",
+    "bundle",
+    "campaign",
+)
 
 
 def _common_case_args(ap: argparse.ArgumentParser) -> None:
@@ -154,6 +165,20 @@ def cmd_emulate(args: argparse.Namespace) -> int:
     return emulate_main(args)
 
 
+def cmd_pack(args: argparse.Namespace) -> int:
+    """Compile cases with this Triton into cubins for ``xrun`` (see :mod:`.xrelease`)."""
+    from .xrelease import pack
+
+    return pack(args)
+
+
+def cmd_xrun(args: argparse.Namespace) -> int:
+    """Run packed cubins of any release on this GPU (see :mod:`.xrelease`)."""
+    from .xrelease import xrun
+
+    return xrun(args)
+
+
 def cmd_bundle(args: argparse.Namespace) -> int:
     """Pack a run's output into a few files (see :mod:`.bundle`)."""
     from .bundle import main as bundle_main
@@ -226,6 +251,16 @@ def parser() -> argparse.ArgumentParser:
     e = sub.add_parser("emulate", help="replay cases through this Triton's PTX on CPU")
     e.add_argument("file", help="a shrunk.json, or a .jsonl(.gz) of {case, record} lines")
     e.add_argument("--workaround", help="rewrite each module first (see workaround.py)")
+    k = sub.add_parser("pack", help="compile cases with this Triton into cubins (no GPU)")
+    k.add_argument("file", help="a shrunk.json, or a .jsonl(.gz) of cases or {case, record}")
+    k.add_argument("--out", required=True, help="the .jsonl to append the kernels to")
+    k.add_argument("--workaround", help="rewrite each module first (see workaround.py)")
+    k.add_argument("--ptxas", help="assemble this Triton's PTX with that ptxas instead")
+    k.add_argument("--ptx-version", help="with --ptxas: rewrite the PTX ISA version first")
+    x = sub.add_parser("xrun", help="run packed cubins of any release on this GPU")
+    x.add_argument("packed", help="a .jsonl that `pack` wrote")
+    x.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="processes at once")
+    x.add_argument("--index", type=int, help="run only this kernel, in this process")
     b = sub.add_parser("bundle", help="pack a run's output directory into a few files")
     b.add_argument("src", help="the run's output directory")
     b.add_argument("dest", help="where to write the files")
@@ -252,6 +287,8 @@ def main(argv: list[str] | None = None) -> int:
         "shrink": cmd_shrink,
         "repro": cmd_repro,
         "emulate": cmd_emulate,
+        "pack": cmd_pack,
+        "xrun": cmd_xrun,
         "replay": cmd_replay,
         "bundle": cmd_bundle,
         "campaign": cmd_campaign,
