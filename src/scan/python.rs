@@ -13,8 +13,8 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 pub const WORKER: &str = include_str!("worker.py");
 
 /// Every Triton wheel a scan can run, oldest first, with the modelled
-/// release its verdicts are checked with (3.5.1 and 3.6.0 with 3.7's model):
-/// each release's `wheels` in [`RELEASES`].
+/// release its verdicts are checked with: each release's `wheels` in
+/// [`RELEASES`].
 pub fn wheels() -> Vec<(&'static str, Release)> {
     RELEASES
         .iter()

@@ -101,7 +101,7 @@ def main():
                         ptx.append(r["seconds"])
                 p.stdin.close()
                 p.wait()
-                model = {"3.5": "3.7", "3.6": "3.7"}.get(version[:3], version[:3])
+                model = ".".join(version.split(".")[:2])  # each wheel's own modelled release
                 chk.extend(check_seconds(args.binary, model, texts))
         med = lambda xs: statistics.median(xs) if xs else float("nan")  # noqa: E731
         scan_s = med(fe) + med(chk)
