@@ -334,6 +334,12 @@ def run_cases(
             if kept[0] > max_output_bytes:  # keep the results small when a bug hits many cases
                 del rec["outputs"]
                 rec["outputs_dropped"] = True
+        if rec.get("verdict") not in PASSING:
+            from .families import known_family
+
+            fam = known_family(case.get("params", {}))
+            if fam:
+                rec["known"] = fam  # looks like a recorded finding (families.py)
         records.append(rec)
         counts[rec.get("verdict", "?")] += 1
         res_f.write(json.dumps(rec, separators=(",", ":")) + "\n")
@@ -588,7 +594,18 @@ def write_summary(
                 if r.get("verdict") == "wrong"
                 else (r.get("message") or "")[:160].replace("\n", " | ")
             )
-            lines.append(f"  {r.get('id')} [{r.get('family')}] {r.get('verdict')}: {msg}")
+            known = f" (known: {r['known']})" if r.get("known") else ""
+            lines.append(f"  {r.get('id')} [{r.get('family')}] {r.get('verdict')}{known}: {msg}")
+        fams = Counter(r["known"] for r in bad if r.get("known"))
+        if fams:
+            from .families import FAMILIES
+
+            lines.append("")
+            lines.append(
+                f"{sum(fams.values())} of {len(bad)} not passing look like known findings:"
+            )
+            for name, n in fams.most_common():
+                lines.append(f"  {name}: {n}, see {FAMILIES[name][1]}")
     text = "\n".join(lines) + "\n"
     with open(os.path.join(out, "summary.txt"), "w") as f:
         f.write(text)

@@ -286,3 +286,37 @@ def _ptxas(wheel: str) -> str:
         check=True,
     ).stdout.strip()
     return os.path.join(site, "backends", "nvidia", "bin", "ptxas")
+
+
+# ------------------------------------------------------------ known families
+
+
+def test_known_families_name_the_recorded_kernels():
+    """The 175 recorded kernels, each to the family its H100 evidence put it in: a case
+    fixed by keep-wgmma-operands, the 8-bit conversions, and the shared_linear XOR rest."""
+    from collections import Counter
+
+    from llconformance.families import known_family
+
+    with gzip.open(RERUN, "rt") as f:
+        rows = [json.loads(x) for x in f]
+    got = Counter(known_family(r["case"]["params"]) for r in rows)
+    assert got == Counter(
+        {"wgmma-operand-reuse": 123, "shared-linear-xor": 47, "8bit-convert": 5}
+    ), got
+    eight = {"101-3006", "101-3807", "101-8392", "102-7419", "101-8326"}
+    for r in rows:
+        if r["case"]["id"] in eight:
+            assert known_family(r["case"]["params"]) == "8bit-convert", r["case"]["id"]
+
+
+def test_known_families_only_on_the_releases_they_affect():
+    from llconformance.families import known_family
+
+    with gzip.open(RERUN, "rt") as f:
+        rows = {json.loads(x)["case"]["id"]: json.loads(x) for x in f}
+    for cid, fixed_in in (("102-3535", "3.8"), ("101-3292", "3.9"), ("101-8392", "3.8")):
+        params = dict(rows[cid]["case"]["params"])
+        assert known_family(params) is not None, cid
+        params["triton"] = fixed_in
+        assert known_family(params) is None, (cid, fixed_in)
