@@ -317,13 +317,15 @@ class _Machine:
             self.regs[t][dst] = v
 
     def matrix(self, base: str, parts: list[str], a: list[str], active: list[int]) -> None:
-        """Run ``stmatrix`` / ``ldmatrix`` ``.m8n8.xN.b16`` (not ``.trans``).
+        """Run ``stmatrix`` / ``ldmatrix`` ``.m8n8.xN.b16`` (``ldmatrix.trans`` too).
 
         Lane ``8 m + r`` gives the address of row ``r`` of matrix ``m``; lane
         ``t`` holds row ``t / 4``, columns ``2 (t % 4)`` and ``+1`` of matrix
-        ``m`` in its ``m``-th register.
+        ``m`` in its ``m``-th register (with ``.trans``: column ``t / 4`` of
+        rows ``2 (t % 4)`` and ``+1``).
         """
-        if "trans" in parts or parts[-1] != "b16" or "m8n8" not in parts:
+        trans = "trans" in parts
+        if parts[-1] != "b16" or "m8n8" not in parts or (trans and base == "stmatrix"):
             raise PtxError(f"{'.'.join(parts)}")
         count = int(next(p for p in parts if re.fullmatch(r"x\d", p))[1:])
         regs_op, addr_op = (a[1], a[0]) if base == "stmatrix" else (a[0], a[1])
@@ -335,14 +337,21 @@ class _Machine:
             if not all(t in active for t in lanes):
                 raise PtxError(f"{base} with inactive lanes")
             for mat in range(count):
+                rows = [self.addr(lanes[8 * mat + r], addr_op) for r in range(8)]
                 for row in range(8):
-                    at = self.addr(lanes[8 * mat + row], addr_op)
+                    at = rows[row]
                     for q in range(4):
                         t = lanes[4 * row + q]
                         if base == "stmatrix":
                             self.store("shared", at + 4 * q, 32, self.val(t, regs[mat]))
-                        else:
+                        elif not trans:
                             self.regs[t][regs[mat]] = self.load("shared", at + 4 * q, 32)
+                        else:
+                            # .trans: lane t gets column t / 4 of rows 2 (t % 4) and +1
+                            c, r0 = row, 2 * q
+                            lo = self.load("shared", rows[r0] + 2 * c, 16)
+                            hi = self.load("shared", rows[r0 + 1] + 2 * c, 16)
+                            self.regs[t][regs[mat]] = lo | (hi << 16)
 
 
 def _split_args(rest: str) -> list[str]:

@@ -105,12 +105,32 @@ def swizzled_shared(text: str) -> str:
             f"order = [{order}]}}>"
         )
 
-    return re.sub(
+    out = re.sub(
         r"^(#\w+) = #(\w+)\.shared_linear<\{offset = (\[.*?\])\}, alignment = \d+>$",
         repl,
         text,
         flags=re.M,
     )
+    # a memdesc_trans result has the source's order permuted (what the verifier infers)
+    for m in re.finditer(
+        r"\.memdesc_trans %[\w.$]+ \{order = array<i32: ([\d, ]+)>\} : "
+        r"!\w+\.memdesc<[^,]+, (#\w+)[^>]*> -> !\w+\.memdesc<[^,]+, (#\w+)[^>]*>",
+        out,
+    ):
+        perm = [int(x) for x in m.group(1).split(",")]
+        src, dst = m.group(2), m.group(3)
+        sm = re.search(rf"^{src} = #\w+\.swizzled_shared<.*order = \[([\d, ]+)\]\}}>$", out, re.M)
+        dm = re.search(rf"^{dst} = #\w+\.swizzled_shared<.*order = \[[\d, ]+\]\}}>$", out, re.M)
+        if not (sm and dm) or src == dst:
+            continue
+        order = [int(x) for x in sm.group(1).split(",")]
+        # dim d of the result is dim perm[d] of the source
+        new_order = [perm.index(o) for o in order]
+        line = re.sub(
+            r"order = \[[\d, ]+\]", f"order = [{', '.join(map(str, new_order))}]", dm.group(0)
+        )
+        out = out.replace(dm.group(0), line)
+    return out
 
 
 def keep_wgmma_operands(text: str) -> str:
