@@ -448,7 +448,7 @@ impl Config {
         // 3.3 plan CTAs as 3.4 does, but then fail in lowerings of theirs
         // that are not modelled (MMA v2 operands: `reshapeIns`, 3.2 and 3.3;
         // `SmallVector` indices and SIGFPE, 3.1: measured).
-        if self.num_ctas > 1 && self.triton < Release::V3_4 {
+        if self.num_ctas > 1 && !self.triton.models_multi_cta() {
             return bad(format!(
                 "num_ctas = {} is modelled from Triton 3.4 (got {})",
                 self.num_ctas, self.triton

@@ -164,7 +164,7 @@ fn chain_operand_cgas(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
                 (per_cta[0], per_cta[1])
             };
             let swizzled = buffer_swizzle(cols, rows, bits).is_some();
-            if cfg.triton < Release::V3_9 {
+            if !cfg.triton.plans_ctas_of_every_dot() {
                 // Up to 3.8 a chain stops at CTA planning first.
                 return Ok(());
             }
@@ -572,7 +572,7 @@ fn buffer_swizzle(cols: u64, rows: u64, bits: u64) -> Option<u64> {
 /// tcgen05 op's CGAs; 3.9 reloads loaded operands in the dot's CGA.
 fn inductor_ctas(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
     let release = cfg.triton;
-    if cfg.num_ctas == 1 || release < Release::V3_4 || release >= Release::V3_9 {
+    if cfg.num_ctas == 1 || !release.models_multi_cta() || release.plans_ctas_of_every_dot() {
         return Ok(());
     }
     let (m, n, k, c) = (cfg.m, cfg.n, cfg.k, cfg.num_ctas);
@@ -654,8 +654,7 @@ fn inductor_ctas(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
     // An MMA reads a staged operand B straight from its buffer; from 3.6
     // (3.5 for tcgen05) AccelerateMatmul also stores an unstaged one in its
     // producer's CGA.
-    let b_in_buffer =
-        (v5 || v3) && (b_staged || (v5 && release >= Release::V3_5) || release >= Release::V3_6);
+    let b_in_buffer = (v5 || v3) && (b_staged || release.stores_operand_b_in_producer_cga(v5));
     if b_in_buffer {
         sites::mma_operand_cga::operand_b(&b_src, n, instr_n, swizzled, reader, release)?;
     } else {

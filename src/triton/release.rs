@@ -409,6 +409,48 @@ impl Release {
     pub fn wraps_layouts_as_linear_encodings(self) -> bool {
         (Release::V3_5..=Release::V3_7).contains(&self)
     }
+
+    /// Several CTAs a program are modelled from 3.4, the first release whose
+    /// CTA planning the finder follows (3.1 to 3.3 break in lowerings of
+    /// theirs that are not modelled).
+    pub fn models_multi_cta(self) -> bool {
+        self >= Release::V3_4
+    }
+
+    /// From 3.9 CTA planning tiles every dot of a program (up to 3.8 it
+    /// asserts at the second dot, `PlanCTA`'s "CTA tiling is already
+    /// determined"), and loaded operands are reloaded in the dot's CGA.
+    pub fn plans_ctas_of_every_dot(self) -> bool {
+        self >= Release::V3_9
+    }
+
+    /// Whether AccelerateMatmul stores an MMA's unstaged operand B to shared
+    /// memory in its producer's CGA: from 3.5 for tcgen05, from 3.6 for
+    /// wgmma.
+    pub fn stores_operand_b_in_producer_cga(self, tcgen05: bool) -> bool {
+        self >= if tcgen05 { Release::V3_5 } else { Release::V3_6 }
+    }
+
+    /// tcgen05's operand rules of `supportMMA` (`lib/Analysis/Utility.cpp`):
+    /// the N step (16 in 3.5 to 3.7, else 8), whether K must span 256 bits
+    /// (from 3.5), and whether int8 × int8 → int32 is taken (from 3.8).
+    pub fn tcgen05_n_step(self) -> u64 {
+        if (Release::V3_5..=Release::V3_7).contains(&self) {
+            16
+        } else {
+            8
+        }
+    }
+
+    /// See [`Release::tcgen05_n_step`].
+    pub fn tcgen05_needs_256_bit_k(self) -> bool {
+        self >= Release::V3_5
+    }
+
+    /// See [`Release::tcgen05_n_step`].
+    pub fn tcgen05_takes_int8(self) -> bool {
+        self >= Release::V3_8
+    }
 }
 
 impl fmt::Display for Release {

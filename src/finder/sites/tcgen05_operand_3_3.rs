@@ -56,13 +56,9 @@ fn takes_v5(dot: &DotShape, num_warps: u64) -> bool {
 /// bits, which 3.8 keeps while going back to N % 8 and admitting int8 ×
 /// int8 → int32 (read in each release's `lib/Analysis/Utility.cpp`).
 pub(crate) fn takes_v5_in(dot: &DotShape, num_warps: u64, release: Release) -> bool {
-    let n_step = if (Release::V3_5..=Release::V3_7).contains(&release) {
-        16
-    } else {
-        8
-    };
-    let k_ok = release < Release::V3_5 || dot.k >= 256 / dot.dtype.bits();
-    let int_ok = dot.dtype != Dtype::Int8 || release >= Release::V3_8;
+    let n_step = release.tcgen05_n_step();
+    let k_ok = !release.tcgen05_needs_256_bit_k() || dot.k >= 256 / dot.dtype.bits();
+    let int_ok = dot.dtype != Dtype::Int8 || release.tcgen05_takes_int8();
     int_ok && k_ok && matches!(num_warps, 4 | 8) && dot.m % 64 == 0 && dot.n % n_step == 0
 }
 
