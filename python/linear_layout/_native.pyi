@@ -21,6 +21,7 @@ __all__ = [
     "NoLayoutError",
     "__version__",
     "check_ttgir",
+    "explain",
     "fix_for",
     "predict",
     "releases",
