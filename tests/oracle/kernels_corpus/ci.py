@@ -71,7 +71,11 @@ def main():
     ap.add_argument("--sample", type=int, default=6)
     ap.add_argument("--failing", type=int, default=2)
     ap.add_argument("--triton", default="3.2.0,3.3.1,3.9.0")
-    ap.add_argument("--venv-dir", default=os.path.join(REPO, "target", "oracle"))
+    ap.add_argument(
+        "--venv-dir",
+        default=os.environ.get("ORACLE_VENV_DIR", os.path.join(REPO, "target", "oracle")),
+        help="where the release venvs are (default: $ORACLE_VENV_DIR, as tests/oracle/venv.sh, else target/oracle)",
+    )
     args = ap.parse_args()
     if not os.path.isdir(os.path.join(args.scratch, "deps")):
         subprocess.run([sys.executable, os.path.join(HERE, "record.py"), "fetch", "--scratch", args.scratch],
