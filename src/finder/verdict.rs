@@ -1,5 +1,6 @@
 //! What the finder says about a configuration.
 
+use super::Config;
 use crate::triton::{Entry, Failure};
 use serde::Serialize;
 use serde::ser::SerializeMap;
@@ -68,6 +69,21 @@ impl Prediction {
     /// The failing site's id.
     pub fn site_id(&self) -> Option<&'static str> {
         self.failure.as_ref().map(|f| f.site.id)
+    }
+
+    /// The JSON line `predict --json` prints (and Python's `predict`
+    /// returns): the prediction with the `release` and the `config` it is
+    /// for.
+    pub fn to_json_line(&self, cfg: &Config) -> serde_json::Value {
+        let mut v = serde_json::to_value(self).unwrap_or_default();
+        if let Some(map) = v.as_object_mut() {
+            map.insert("release".into(), cfg.triton.to_string().into());
+            map.insert(
+                "config".into(),
+                serde_json::to_value(cfg).unwrap_or_default(),
+            );
+        }
+        v
     }
 }
 

@@ -153,19 +153,6 @@ fn render_line(release: Release, p: &Prediction) -> String {
     }
 }
 
-/// The JSON line of one prediction.
-fn json_line(cfg: &Config, p: &Prediction) -> serde_json::Value {
-    let mut v = serde_json::to_value(p).unwrap_or_default();
-    if let Some(map) = v.as_object_mut() {
-        map.insert("release".into(), cfg.triton.to_string().into());
-        map.insert(
-            "config".into(),
-            serde_json::to_value(cfg).unwrap_or_default(),
-        );
-    }
-    v
-}
-
 pub fn run(args: PredictArgs) -> Result<Found, String> {
     if args.batch {
         return batch();
@@ -197,7 +184,7 @@ pub fn run(args: PredictArgs) -> Result<Found, String> {
         };
         any |= p.failure.is_some();
         if args.json {
-            out += &format!("{}\n", json_line(&cfg, &p));
+            out += &format!("{}\n", p.to_json_line(&cfg));
         } else if releases.len() == 1 {
             out += &render(&cfg, &p);
         } else {

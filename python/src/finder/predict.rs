@@ -5,7 +5,7 @@ use super::config::{Fields, Kernel, one_release, release_list};
 use super::records::{record, records};
 use crate::errors::guard_with;
 use linear_layout::finder::search::{Fix, fix_for as crate_fix_for};
-use linear_layout::finder::{Config, ConfigError, Prediction, predict as crate_predict};
+use linear_layout::finder::{Config, ConfigError, predict as crate_predict};
 use linear_layout::triton::Release;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -111,27 +111,13 @@ fn predict_lines(kernel: &Kernel, releases: &[Release], every: bool) -> PyResult
         .map(|&r| {
             let cfg = kernel.config(r);
             let p = guard_with(|| crate_predict(&cfg), config_error)?;
-            Ok(json_line(&cfg, &p))
+            Ok(p.to_json_line(&cfg))
         })
         .collect();
     if every && answers.iter().any(Result::is_ok) {
         return Ok(answers.into_iter().filter_map(Result::ok).collect());
     }
     answers.into_iter().collect()
-}
-
-/// `predict --json`'s line: the prediction with its release and config
-/// (as `cli/src/cli/predict.rs` builds it).
-fn json_line(cfg: &Config, p: &Prediction) -> Value {
-    let mut v = serde_json::to_value(p).unwrap_or_default();
-    if let Some(map) = v.as_object_mut() {
-        map.insert("release".into(), cfg.triton.to_string().into());
-        map.insert(
-            "config".into(),
-            serde_json::to_value(cfg).unwrap_or_default(),
-        );
-    }
-    v
 }
 
 fn config_error(e: ConfigError) -> PyErr {
