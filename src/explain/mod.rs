@@ -112,7 +112,7 @@ fn masked(s: &str) -> String {
 /// descriptor does not list yet: (site id, the releases that printed it,
 /// the message). Each belongs in its descriptor; until it is there,
 /// explain still names the site.
-const ALSO_PRINTED: [(&str, &[Release], &str); 3] = [
+const ALSO_PRINTED: [(&str, &[Release], &str); 2] = [
     // 3.1 on sm120 with 4 CTAs: SIGFPE (no text) in AccelerateMatmul
     // (tests/data/compile/ctas-triton-3.1.0.jsonl)
     ("mma_version", &[Release::V3_1], "killed by signal 8"),
@@ -121,12 +121,6 @@ const ALSO_PRINTED: [(&str, &[Release], &str); 3] = [
         "local_load_rank3",
         &[Release::V3_2],
         "LinearLayout.cpp:530: mlir::triton::LinearLayout mlir::triton::LinearLayout::reshapeIns(",
-    ),
-    // 3.1 and 3.2 scans on Blackwell (scan-gather-triton-3.1.0/3.2.0.jsonl)
-    (
-        "scan_layout",
-        &[Release::V3_1, Release::V3_2],
-        "LLVM ERROR: Cannot select: intrinsic %llvm.nvvm.shfl.sync.up.i32",
     ),
 ];
 
