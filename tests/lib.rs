@@ -8,6 +8,7 @@
 //! - `recorded`: the reader of every recorded data file (header, count, named records),
 //!   shared by the replay tests; its own tests check every file under `tests/data`.
 //! - `shrink_ops`: `ops` fuzz inputs, checked `eval` requests, and shrinking a wrong result.
+//! - `gpu_findings`: the miscompile sites against the recorded GPU reproducers and campaign kernels.
 //! - `explain`: every recorded failure message is recognised; `scan`: the public-kernel corpus
 //!   (`tests/data/kernels`) replayed through scan's checks, and scan's arguments and cache keys.
 
@@ -15,6 +16,7 @@ mod encodings_replay;
 mod explain;
 mod finder;
 mod golden;
+mod gpu_findings;
 mod laws;
 mod op_level;
 mod oracle_replay;

@@ -120,14 +120,19 @@ impl OpLine<'_> {
     /// What the release's lowering of this op trips on, if anything.
     fn failure(&self, release: Release) -> Option<Failure> {
         let lowering = || match self.op {
-            "local_alloc" | "local_store" => self.mma_store(release),
+            "local_alloc" | "local_store" => self
+                .mma_store(release)
+                .or_else(|| self.shared_linear_addressing(release)),
             "convert_layout" => self
                 .mma_to_mma_scratch(release)
                 .or_else(|| self.mma_conversion(release))
                 .or_else(|| self.warp_shuffle_plan(release))
-                .or_else(|| self.accumulator_to_v2_operand(release)),
+                .or_else(|| self.accumulator_to_v2_operand(release))
+                .or_else(|| self.packed_8bit_shuffle(release)),
             "async_copy_global_to_local" => self.async_copy(release),
-            "local_load" => self.rank3_load(release),
+            "local_load" => self
+                .rank3_load(release)
+                .or_else(|| self.shared_linear_addressing(release)),
             _ => None,
         };
         self.buffer_type(release)
@@ -280,6 +285,35 @@ impl OpLine<'_> {
                     .then(|| sites::v2_shortcut_3_1::convert_p(&p, release, &mut trace).err())
                     .flatten()
             })
+    }
+
+    /// A transfer through a `shared_linear` buffer with XOR bases, which
+    /// 3.6–3.8 address wrongly (a miscompile, checked after every failure
+    /// that stops the compile).
+    fn shared_linear_addressing(&self, release: Release) -> Option<Failure> {
+        let (shape, ty, buf_enc) = self.buffer.as_ref()?;
+        let (tensor_shape, _, reg_enc) = self.tensor.as_ref()?;
+        if tensor_shape != shape {
+            return None;
+        }
+        let (regs, shared) = (self.attr(reg_enc)?, self.attr(buf_enc)?);
+        sites::shared_linear_xor::transfer(&regs, &shared, shape, bits_of(ty), release).err()
+    }
+
+    /// An 8-bit conversion that 3.5–3.7 shuffle within a warp with the
+    /// wrong byte permutes (a miscompile).
+    fn packed_8bit_shuffle(&self, release: Release) -> Option<Failure> {
+        let (shape, ty, src) = self.tensor.as_ref()?;
+        if bits_of(ty) != 8 {
+            return None;
+        }
+        let layout = |enc: &str| {
+            to_linear_layout(&self.attr(enc)?, shape, release, None)
+                .ok()
+                .and_then(Conversion::layout)
+        };
+        let (src, dst) = (layout(src)?, layout(self.result.as_ref()?)?);
+        sites::convert_8bit_shuffle::convert(&src, &dst, 8, release).err()
     }
 
     /// The cp.async width. A dump carries no axis analysis, so the pointers

@@ -3,7 +3,7 @@
 //! keeps equal to [`markdown`].
 
 use super::sites;
-use crate::triton::{Entry, Failure, RELEASES, Release, Site, SiteKind};
+use crate::triton::{Ending, Entry, Failure, RELEASES, Release, Site, SiteKind};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 
@@ -126,7 +126,8 @@ pub fn markdown() -> String {
          it in sync. -->\n\n\
          Each site is one place in Triton that fails on some layouts: where it sits in each \
          release's source, how it fails, how the compile then ends (from Python source / from a \
-         TTGIR file: `abort` kills the process, `error` raises), the changes that moved or removed \
+         TTGIR file: `abort` kills the process, `error` raises, `wrong` compiles a kernel that \
+         computes wrong values, found on a GPU), the changes that moved or removed \
          its failures, and a workaround. Messages are Triton's own text; where it carries values, \
          the part before them. `+` after a release means every later release too. \
          `tests/oracle/site_messages.py` checks every message against the wheels' binaries and \
@@ -148,7 +149,9 @@ pub fn markdown() -> String {
                 "| releases | fails by | compile ends (source / file) | where | message |\n|---|---|---|---|---|"
             );
             for l in site.locations {
-                let message = if l.message.is_empty() {
+                let message = if l.ending == Ending::Miscompile {
+                    "(none: Triton compiles the kernel, which computes wrong values)".to_string()
+                } else if l.message.is_empty() {
                     "(no Triton text claimed)".to_string()
                 } else {
                     format!("`{}`", l.message.replace('|', "\\|").replace('`', "'"))

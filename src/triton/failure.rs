@@ -19,6 +19,9 @@ pub enum Verdict {
     /// `triton.compile` raises: a diagnosed error, or (from 3.3) a failed
     /// assertion inside the pass pipeline turned into `PassManager::run failed`.
     Error,
+    /// `triton.compile` returns a kernel that computes wrong values (a
+    /// [`Miscompile`](Ending::Miscompile) site).
+    Wrong,
 }
 
 impl fmt::Display for Verdict {
@@ -27,6 +30,7 @@ impl fmt::Display for Verdict {
             Verdict::Ok => "ok",
             Verdict::Abort => "abort",
             Verdict::Error => "error",
+            Verdict::Wrong => "wrong",
         })
     }
 }
@@ -105,12 +109,14 @@ impl Failure {
     ///   and then still die on SIGABRT (44 of 44 one-op stmatrix modules on
     ///   3.3.1; "Illegal shared layout" modules on 3.3.1 and 3.4.0).
     ///
-    /// A [`Crash`](Ending::Crash) happens where nothing catches it.
+    /// A [`Crash`](Ending::Crash) happens where nothing catches it; a
+    /// [`Miscompile`](Ending::Miscompile) ends nothing: the kernel is wrong.
     pub fn verdict(&self, entry: Entry) -> Verdict {
         let r = self.release;
         let caught =
             r.catches_crashes() && !(entry == Entry::IrFile && r.file_compile_aborts_after_catch());
         match self.ending() {
+            Ending::Miscompile => Verdict::Wrong,
             Ending::Diagnostic => Verdict::Error,
             Ending::Assertion | Ending::FatalError if caught => Verdict::Error,
             Ending::Assertion | Ending::FatalError | Ending::Crash => Verdict::Abort,

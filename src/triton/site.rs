@@ -33,6 +33,11 @@ pub enum Ending {
     /// failed"), or is killed (3.3's unswizzled NVMMA buffer allocates until
     /// the kernel kills it).
     Crash,
+    /// No failure at compile time: the kernel compiles and computes wrong
+    /// values (or faults on the GPU). Triton prints nothing, so such a
+    /// location has an empty `message`; its evidence is a GPU run, recorded
+    /// in `notes/findings/`.
+    Miscompile,
 }
 
 impl Ending {
@@ -43,6 +48,7 @@ impl Ending {
             Ending::FatalError => "fatal error (LLVM ERROR)",
             Ending::Diagnostic => "diagnosed error",
             Ending::Crash => "crash (signal, not caught)",
+            Ending::Miscompile => "compiles, computes wrong values",
         }
     }
 }
@@ -66,7 +72,8 @@ pub struct Location {
     pub line: Option<u32>,
     /// What Triton prints, exactly, as recorded from the wheel: an
     /// assertion's `Assertion `…' failed.`, a diagnostic's text; where the
-    /// text carries values, the part before them.
+    /// text carries values, the part before them. Empty for a
+    /// [`Miscompile`](Ending::Miscompile), where Triton prints nothing.
     pub message: &'static str,
 }
 

@@ -189,6 +189,8 @@ def _opt_str(v: Any) -> str | None:
 
 def _outcome(verdict: str, ending: str | None) -> str:
     """How the compile would end, in words."""
+    if verdict == "wrong":
+        return "emit wrong code (a kernel that computes wrong values, no error)"
     if verdict == "abort" and ending == "crash":
         return "crash the whole Python process (a signal nothing catches)"
     if verdict == "abort":
@@ -256,7 +258,7 @@ class LayoutCompileError(Exception):
 
     @property
     def verdict(self) -> str:
-        """How the compile would have ended: ``abort`` or ``error``."""
+        """How the compile would have ended: ``abort``, ``error`` or ``wrong`` (it compiles)."""
         if not self.findings:
             return "abort"
         first = self.findings[0]

@@ -11,6 +11,7 @@
 pub(crate) mod acc_dtype;
 pub(crate) mod accumulator_to_v2;
 pub(crate) mod cga_spelling;
+pub(crate) mod convert_8bit_shuffle;
 pub(crate) mod cp_async;
 pub(crate) mod cross_cta;
 pub(crate) mod dot_k;
@@ -26,6 +27,7 @@ pub(crate) mod nvmma_memdesc;
 pub(crate) mod operand_shared;
 pub(crate) mod plan_cta;
 pub(crate) mod scan_layout;
+pub(crate) mod shared_linear_xor;
 pub(crate) mod shared_tile;
 pub(crate) mod stmatrix;
 pub(crate) mod tcgen05_cga;
@@ -50,6 +52,7 @@ pub fn all() -> Vec<&'static Site> {
         &acc_dtype::SITE,
         &accumulator_to_v2::SITE,
         &cga_spelling::SITE,
+        &convert_8bit_shuffle::SITE,
         &cp_async::SITE,
         &cross_cta::SITE,
         &dot_k::SITE,
@@ -65,6 +68,7 @@ pub fn all() -> Vec<&'static Site> {
         &operand_shared::SITE,
         &plan_cta::SITE,
         &scan_layout::SITE,
+        &shared_linear_xor::SITE,
         &shared_tile::SITE,
         &stmatrix::SITE,
         &tcgen05_cga::SITE,
