@@ -998,3 +998,33 @@ fn num_ctas_reaches_cta_planning() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.matches("needs sm90 or later").count(), 1, "{err}");
 }
+
+/// 101-3292-min (`notes/findings/gpu-shared-linear-xor.md`): wrong on the
+/// H100 with 3.6–3.8, right with 3.9.
+const XOR_BUFFER_MODULE: &str = r#"#L0 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>
+#S0 = #ttg.shared_linear<{offset = [[1, 0], [1, 3], [0, 2], [0, 4]]}, alignment = 16>
+#L1 = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [32, 1], warpsPerCTA = [1, 1], order = [1, 0]}>
+#smem = #ttg.shared_memory
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 1 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+    %m2 = ttg.local_alloc %v1 : (tensor<2x8xf16, #L0>) -> !ttg.memdesc<2x8xf16, #S0, #smem>
+    %v3 = ttg.local_load %m2 : !ttg.memdesc<2x8xf16, #S0, #smem> -> tensor<2x8xf16, #L1>
+}
+"#;
+
+#[test]
+fn check_ttgir_reports_a_miscompile_as_wrong_with_exit_status_1() {
+    let (code, out, err) = run_input(
+        &["check-ttgir", "--triton", "3.7", "-"],
+        XOR_BUFFER_MODULE.as_bytes(),
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(out.contains("site shared_linear_xor"), "{out}");
+    assert!(out.contains("Triton prints nothing"), "{out}");
+    assert!(out.contains("compiling this file: wrong"), "{out}");
+    let (code, out, _) = run_input(
+        &["check-ttgir", "--triton", "3.9", "-"],
+        XOR_BUFFER_MODULE.as_bytes(),
+    );
+    assert_eq!(code, Some(0));
+    assert!(out.contains("no modelled check fails"), "{out}");
+}

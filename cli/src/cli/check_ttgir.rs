@@ -5,7 +5,7 @@ use super::input::{read_file, read_stdin};
 use clap::Args;
 use linear_layout::finder::check_ttgir::{check, looks_like};
 use linear_layout::triton::release::release_help;
-use linear_layout::triton::{Entry, Release};
+use linear_layout::triton::{Ending, Entry, Release};
 use serde_json::json;
 
 #[derive(Args)]
@@ -66,6 +66,12 @@ pub fn run(args: CheckTtgirArgs) -> Result<Found, String> {
         let mut out = String::new();
         for f in &findings {
             let fail = &f.failure;
+            // A miscompile has no Triton text: say what happens instead.
+            let said = if fail.ending() == Ending::Miscompile {
+                format!("(Triton prints nothing: {})", fail.ending().describe())
+            } else {
+                fail.triton_message.clone()
+            };
             out += &format!(
                 "{name}:{}: {} — site {} ({} at {}): {}\n    why: {}\n    compiling this file: {}; the kernel from source: {}\n",
                 f.line,
@@ -73,7 +79,7 @@ pub fn run(args: CheckTtgirArgs) -> Result<Found, String> {
                 fail.site.id,
                 fail.location.function,
                 fail.cite(),
-                fail.triton_message,
+                said,
                 fail.explanation,
                 fail.verdict(Entry::IrFile),
                 fail.verdict(Entry::Source),
