@@ -428,7 +428,11 @@ impl Release {
     /// memory in its producer's CGA: from 3.5 for tcgen05, from 3.6 for
     /// wgmma.
     pub fn stores_operand_b_in_producer_cga(self, tcgen05: bool) -> bool {
-        self >= if tcgen05 { Release::V3_5 } else { Release::V3_6 }
+        self >= if tcgen05 {
+            Release::V3_5
+        } else {
+            Release::V3_6
+        }
     }
 
     /// tcgen05's operand rules of `supportMMA` (`lib/Analysis/Utility.cpp`):
