@@ -4,7 +4,8 @@
 //! - `encodings_replay`: every recorded Triton conversion under `tests/data/encodings`.
 //! - `golden`: cases mirroring Triton's own unit tests.
 //! - `laws`: algebraic laws and brute-force agreement (proptest).
-//! - `finder`, `op_level`: the bug finder against recorded real compiles (kernels; one-op modules).
+//! - `finder`, `op_level`: the bug finder against recorded real compiles (kernels; one-op modules);
+//!   `ttgir_scan`: `check-ttgir` on dumps of the scan and gather kernels.
 //! - `recorded`: the reader of every recorded data file (header, count, named records),
 //!   shared by the replay tests; its own tests check every file under `tests/data`.
 //! - `shrink_ops`: `ops` fuzz inputs, checked `eval` requests, and shrinking a wrong result.
@@ -25,4 +26,5 @@ mod scan;
 mod shrink_ops;
 mod strategies;
 mod ttgir_corpus;
+mod ttgir_scan;
 mod utils_laws;

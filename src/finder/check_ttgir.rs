@@ -7,6 +7,8 @@ use super::verdict::{Trace, Verdict};
 use crate::triton::attr::Attr;
 use crate::triton::{Conversion, Defs, Release, parse_attr, to_linear_layout};
 
+mod scan;
+
 /// A finding in a TTGIR file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
@@ -407,7 +409,24 @@ pub fn check(text: &str, release: Release) -> crate::Result<Vec<Finding>> {
         return Ok(vec![refused]);
     }
     let mut findings = Vec::new();
-    for (index, line) in text.lines().enumerate() {
+    let lines: Vec<&str> = text.lines().collect();
+    let capability = scan::capability(text);
+    for (index, line) in lines.iter().enumerate() {
+        // `tt.gather` is not checked: its layout fails in the
+        // thread-locality pass ([`sites::gather_layout`]), which compiling a
+        // TTGIR file does not run (Triton starts after the file's own
+        // stage); its lowering is not modelled.
+        if line.contains("\"tt.scan\"(") {
+            if let Some(failure) = scan::failure(&lines, index, &defs, capability, release) {
+                findings.push(Finding {
+                    line: index + 1,
+                    op: "scan".to_string(),
+                    verdict: failure.verdict(Entry::IrFile),
+                    failure,
+                });
+            }
+            continue;
+        }
         let Some(op) = OPS
             .into_iter()
             .find(|op| line.contains(&format!(".{op} ")) || line.contains(&format!(".{op}\"")))

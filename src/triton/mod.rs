@@ -28,6 +28,7 @@ pub mod request;
 mod site;
 
 pub use attr::{Attr, Cga};
+pub(crate) use convert::cga::split_num as cta_split_num;
 pub(crate) use convert::memdesc_verifier_error;
 pub use convert::{Conversion, ConversionCache, SITES as CONVERSION_SITES, to_linear_layout};
 pub use error::ConvertError;
