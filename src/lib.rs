@@ -42,7 +42,7 @@
 //!     "k": 64, "x": 64, "dtype": "bf16", "num_warps": 8, "num_stages": 2, "arch": "sm90",
 //!     "triton": "3.2"}"#)?;
 //! let prediction = finder::predict(&cfg)?;
-//! let failure = prediction.failure.expect("3.2 aborts");
+//! let failure = prediction.failure.ok_or("3.2 should abort")?;
 //! assert_eq!(failure.site.id, "stmatrix");
 //! assert_eq!(failure.cite(), "v3.2.0:lib/Tools/LinearLayout.cpp:562");
 //! // The first release that compiles it, and the change responsible.

@@ -56,6 +56,16 @@ pub fn minimal_cvt_layout(src: &LinearLayout, dst: &LinearLayout) -> Result<Line
     Ok(cvt)
 }
 
+/// The minimal conversion from `src` to `dst` when it moves data across
+/// registers and lanes and nothing else: the conversions Triton lowers
+/// within a warp, with shuffles (`transferWithinWarp`). `None` for any
+/// other conversion, and where `minimal_cvt_layout` errs.
+pub fn within_warp(src: &LinearLayout, dst: &LinearLayout) -> Option<LinearLayout> {
+    let cvt = minimal_cvt_layout(src, dst).ok()?;
+    let outs: Vec<Dim> = cvt.out_dim_names().collect();
+    (outs == [Dim::REGISTER, Dim::LANE]).then_some(cvt)
+}
+
 /// Triton's `cvtReordersRegisters`: converting from `src` to `dst` only
 /// permutes each thread's registers (no data crosses threads).
 pub fn reorders_registers(src: &LinearLayout, dst: &LinearLayout) -> Result<bool> {

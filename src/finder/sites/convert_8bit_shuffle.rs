@@ -34,7 +34,7 @@
 use super::Failure;
 use crate::dim::Dim;
 use crate::layout::LinearLayout;
-use crate::triton::layout_cvt::minimal_cvt_layout;
+use crate::triton::layout_cvt::within_warp;
 use crate::triton::release::Span;
 use crate::triton::{Change, Ending, Location, Release, Site, SiteKind};
 use crate::utils::action_remove_broadcasted_regs;
@@ -76,12 +76,8 @@ pub(crate) fn convert(
     if !SITE.fails_in(release) || bits != 8 {
         return Ok(());
     }
-    let Ok(cvt) = minimal_cvt_layout(src, dst) else {
-        return Ok(());
-    };
     // The shuffle path: data moves across lanes, not warps or blocks.
-    let outs: Vec<Dim> = cvt.out_dim_names().collect();
-    if outs != [Dim::REGISTER, Dim::LANE] {
+    if within_warp(src, dst).is_none() {
         return Ok(());
     }
     let Some(d) = decompose(src, dst) else {

@@ -35,7 +35,7 @@ use super::Failure;
 use crate::dim::Dim;
 use crate::layout::LinearLayout;
 use crate::triton::Release;
-use crate::triton::layout_cvt::minimal_cvt_layout;
+use crate::triton::layout_cvt::within_warp;
 use crate::triton::release::Span;
 use crate::triton::{Change, Ending, Location, Site, SiteKind};
 
@@ -104,14 +104,10 @@ pub(crate) fn plan(
     if !SITE.fails_in(release) {
         return Ok(());
     }
-    let Ok(cvt) = minimal_cvt_layout(src, dst) else {
+    // Only a conversion across lanes and registers gets a plan.
+    let Some(cvt) = within_warp(src, dst) else {
         return Ok(());
     };
-    // Only a conversion across lanes and registers gets a plan.
-    let outs: Vec<Dim> = cvt.out_dim_names().collect();
-    if outs != [Dim::REGISTER, Dim::LANE] {
-        return Ok(());
-    }
     // Where our algebra refuses a step, the model stops without a finding.
     plan_steps(&cvt, release).unwrap_or(Ok(()))
 }
