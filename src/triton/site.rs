@@ -78,6 +78,24 @@ pub struct Location {
 }
 
 impl Location {
+    /// A failed `assert` at `file:line` of one release's source.
+    pub const fn assertion(
+        release: Release,
+        file: &'static str,
+        line: u32,
+        function: &'static str,
+        message: &'static str,
+    ) -> Location {
+        Location {
+            releases: Span::only(release),
+            ending: Ending::Assertion,
+            function,
+            file,
+            line: Some(line),
+            message,
+        }
+    }
+
     /// `v3.2.0:lib/Tools/LinearLayout.cpp:562`: the file and line in the
     /// span's first release.
     pub fn cite(&self) -> String {

@@ -18,7 +18,7 @@
 use super::Failure;
 use crate::triton::Release;
 use crate::triton::release::{Since, Span};
-use crate::triton::{Change, Ending, Location, Site, SiteKind};
+use crate::triton::{Change, Location, Site, SiteKind};
 
 const FILE: &str = "lib/Dialect/TritonNvidiaGPU/Transforms/PlanCTA.cpp";
 const DETERMINTED: &str = "Assertion `!tiled && \"CTA tiling is already determinted\"' failed.";
@@ -30,14 +30,7 @@ const fn at(
     function: &'static str,
     message: &'static str,
 ) -> Location {
-    Location {
-        releases: Span::only(release),
-        ending: Ending::Assertion,
-        function,
-        file: FILE,
-        line: Some(line),
-        message,
-    }
+    Location::assertion(release, FILE, line, function, message)
 }
 
 static TILED_3_4: Location = at(Release::V3_4, 237, "CTAPlanner::setTiling", DETERMINTED);

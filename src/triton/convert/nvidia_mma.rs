@@ -22,14 +22,7 @@ const fn hand_built(
     line: u32,
     message: &'static str,
 ) -> Location {
-    Location {
-        releases: Span::only(release),
-        ending: Ending::Assertion,
-        function,
-        file: FILE,
-        line: Some(line),
-        message,
-    }
+    Location::assertion(release, FILE, line, function, message)
 }
 
 static AMPERE_INSTR_3_1: Location = hand_built(
