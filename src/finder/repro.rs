@@ -146,8 +146,10 @@ script. It installs nothing. Predicted outcome: {expect}.
 
 Run: python3 repro.py
 """
+import os
 import subprocess
 import sys
+import tempfile
 
 import triton
 import triton.language as tl
@@ -194,12 +196,34 @@ def compile_here():
                    options=dict(num_warps=NUM_WARPS, num_stages=NUM_STAGES, num_ctas=NUM_CTAS))
 
 
-def main():
+{main}"#,
+        main = child_main(expect),
+        kernel = kernel_source(cfg.pattern),
+        dtype = cfg.dtype.signature(),
+        warps = cfg.num_warps,
+        stages = cfg.num_stages,
+        ctas = cfg.num_ctas,
+        cap = cfg.arch.capability(),
+    )
+}
+
+/// The reproducer scripts' `main` (this one's and `scan`'s): compile with
+/// `compile_here()` in a child process with a fresh Triton cache, so that a
+/// failed C++ assertion is reported rather than kill the script; print
+/// `triton VERSION -> ok | abort (signal N) | error`, the failure's key line
+/// and last lines, and the prediction; exit 1 unless it compiled.
+pub(crate) fn child_main(expect: &str) -> String {
+    let expect = expect.replace('\\', "\\\\").replace('"', "\\\"");
+    format!(
+        r#"def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         compile_here()
         return
-    child = subprocess.run([sys.executable, __file__, "--child"], capture_output=True, text=True)
-    tail = "\n".join((child.stderr or "").strip().splitlines()[-4:])
+    import triton
+    env = dict(os.environ, TRITON_CACHE_DIR=tempfile.mkdtemp(prefix="repro-cache-"))
+    child = subprocess.run([sys.executable, os.path.abspath(__file__), "--child"],
+                           capture_output=True, text=True, env=env)
+    lines = [l for l in (child.stderr or "").splitlines() if l.strip()]
     if child.returncode == 0:
         outcome = "ok"
     elif child.returncode < 0:
@@ -208,20 +232,15 @@ def main():
         outcome = "error"
     print("triton", triton.__version__, "->", outcome)
     if outcome != "ok":
-        print(tail)
-    print("predicted:", "{expect}")
+        key = [l for mark in ("Assertion", "LLVM ERROR", "UNREACHABLE", "error:") for l in lines if mark in l]
+        print("\n".join((key or lines)[:1] + lines[-3:]))
+    print("predicted: {expect}")
     sys.exit(0 if outcome == "ok" else 1)
 
 
 if __name__ == "__main__":
     main()
-"#,
-        kernel = kernel_source(cfg.pattern),
-        dtype = cfg.dtype.signature(),
-        warps = cfg.num_warps,
-        stages = cfg.num_stages,
-        ctas = cfg.num_ctas,
-        cap = cfg.arch.capability(),
+"#
     )
 }
 

@@ -147,38 +147,13 @@ def compile_here():
     KERNEL.run(grid=(1, ), warmup=True, **values, **OPTIONS)
 
 
-def main():
-    if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        compile_here()
-        return
-    import triton
-    env = dict(os.environ, TRITON_CACHE_DIR=tempfile.mkdtemp(prefix="repro-cache-"))
-    child = subprocess.run([sys.executable, os.path.abspath(__file__), "--child"], capture_output=True, text=True,
-                           env=env)
-    lines = [l for l in (child.stderr or "").splitlines() if l.strip()]
-    if child.returncode == 0:
-        outcome = "ok"
-    elif child.returncode < 0:
-        outcome = "abort (signal %d)" % -child.returncode
-    else:
-        outcome = "error"
-    print("triton", triton.__version__, "->", outcome)
-    if outcome != "ok":
-        key = [l for mark in ("Assertion", "LLVM ERROR", "UNREACHABLE", "error:") for l in lines if mark in l]
-        print("\n".join((key or lines)[:1] + lines[-3:]))
-    print("predicted: {expect_py}")
-    sys.exit(0 if outcome == "ok" else 1)
-
-
-if __name__ == "__main__":
-    main()
-"#,
+{main}"#,
         kernel = r.kernel,
         config = r.config,
         wheel = r.wheel,
         cap = r.capability,
         expect = r.expect.replace("\"\"\"", "'''"),
-        expect_py = r.expect.replace('\\', "\\\\").replace('"', "\\\""),
+        main = crate::finder::repro::child_main(r.expect),
         source = r.source,
         name = r.name,
         args = quote(r.args),
