@@ -30,40 +30,22 @@
 //! # Ok::<(), linear_layout::LayoutError>(())
 //! ```
 //!
-//! Triton's layout attributes convert to the linear layouts each release
-//! builds, and the finder predicts which kernel configurations make a
-//! release fail, where and why:
-//!
-//! ```
-//! use linear_layout::{Release, finder};
-//!
-//! // flash-linear-attention's chained dots at 8 warps on Hopper (fla #196).
-//! let cfg: finder::Config = serde_json::from_str(r#"{"pattern": "chain-b", "m": 64, "n": 64,
-//!     "k": 64, "x": 64, "dtype": "bf16", "num_warps": 8, "num_stages": 2, "arch": "sm90",
-//!     "triton": "3.2"}"#)?;
-//! let prediction = finder::predict(&cfg)?;
-//! let failure = prediction.failure.ok_or("3.2 should abort")?;
-//! assert_eq!(failure.site.id, "stmatrix");
-//! assert_eq!(failure.cite(), "v3.2.0:lib/Tools/LinearLayout.cpp:562");
-//! // The first release that compiles it, and the change responsible.
-//! let fix = finder::search::fix_for(&cfg);
-//! assert_eq!(fix.fixed_in, Some(Release::V3_4));
-//! assert!(fix.describe().contains("#6609"));
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
-//!
 //! The crate is layered, each layer using only the ones below it:
 //! `bits` (packed GF(2) kernels) → [`LinearLayout`] (the algebra) →
 //! [`utils`] (Triton's `LayoutUtils`) → [`format`](mod@format) (text, JSON,
-//! TTGIR) → [`triton`] (releases, layout attributes, each release's
-//! conversions, failure sites) → [`finder`] (the lowering models, search,
-//! shrinking and reproducers). [`eval`] and [`shrink_trace`] are the
+//! TTGIR attribute syntax). [`eval`] and [`shrink_trace`] are the
 //! JSON-lines scripting protocol used by the CLI and the oracle tests;
 //! [`reference`](mod@reference) holds the brute-force checks that `eval`
 //! runs on request and the `ops` fuzz target after every step, and
 //! `fuzzing` (cargo feature `fuzzing`) that target's input and interpreter.
-//! [`tutorial`] explains the maths; `notes/` (in the repository) explains
-//! the design, the releases and every failure site.
+//! [`tutorial`] explains the maths.
+//!
+//! This crate is the algebra alone: no processes, no files, no Triton
+//! release knowledge. The workspace's other crates build on it:
+//! `linear-layout-triton` (each release's layout attributes, its failure
+//! sites and the finder), `linear-layout-scan` (a user's kernel through each
+//! release's real front end) and `linear-layout-cli` (the `linear-layout`
+//! command). `notes/` (in the repository) explains the design.
 
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
@@ -73,16 +55,12 @@ mod column_action;
 mod dim;
 mod error;
 pub mod eval;
-pub mod explain;
-pub mod finder;
 pub mod format;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod layout;
 pub mod reference;
-pub mod scan;
 pub mod shrink_trace;
-pub mod triton;
 pub mod tutorial;
 pub mod utils;
 
@@ -91,7 +69,6 @@ pub use dim::{Dim, dim};
 pub use error::{DimList, DimSizes, LayoutError, Result, Side};
 pub use layout::supremum;
 pub use layout::{Bases, LinearLayout, MAX_BITS};
-pub use triton::{Attr, ConvertError, Failure, Release, Site, Verdict, to_linear_layout};
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

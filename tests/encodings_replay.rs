@@ -4,8 +4,8 @@
 //! and round-trips every attribute through the TTGIR printer.
 
 use crate::recorded::{self, Kind, Recorded};
-use linear_layout::triton::request::convert_line;
-use linear_layout::triton::{Defs, parse_attr, print_attr};
+use linear_layout_triton::request::convert_line;
+use linear_layout_triton::{Defs, parse_attr, print_attr};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -181,7 +181,7 @@ fn assert_each_agrees(all: &Recorded) {
 /// are refused, not computed with a wrapped `rank - 2`.
 #[test]
 fn rank_one_mma_and_dot_operands_are_errors() {
-    use linear_layout::triton::{Release, to_linear_layout};
+    use linear_layout_triton::{Release, to_linear_layout};
     for text in [
         "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1], instrShape = [16, 8]}>",
         "#ttg.dot_op<{opIdx = 1, parent = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [1], warpsPerCTA = [1], order = [0]}>}>",

@@ -8,10 +8,10 @@
 //! and the record's release among the releases printing it.
 
 use crate::recorded;
-use linear_layout::Release;
-use linear_layout::explain::explain;
-use linear_layout::finder::{self, Config, check_ttgir};
-use linear_layout::scan::check_module;
+use linear_layout_scan::check_module;
+use linear_layout_triton::Release;
+use linear_layout_triton::explain::explain;
+use linear_layout_triton::finder::{self, Config, check_ttgir};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -4,16 +4,16 @@
 //! `check-ttgir` on the TTGIR 3.2.0 emits for that kernel.
 
 use crate::recorded::{self, Kind};
-use linear_layout::finder::check_ttgir::check;
-use linear_layout::finder::search::shrink;
-use linear_layout::finder::{Config, Failure, Verdict, predict};
-use linear_layout::triton::Release;
+use linear_layout_triton::Release;
+use linear_layout_triton::finder::check_ttgir::check;
+use linear_layout_triton::finder::search::shrink;
+use linear_layout_triton::finder::{Config, Failure, Verdict, predict};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/compile")
+        .join("data/compile")
         .join(name)
 }
 
@@ -180,12 +180,12 @@ fn fla_kernel_outcomes_follow_its_chained_products() {
         // Each chunk: b_h[K=64, BV] += k^T[64, BT=64] · v[BT, BV], cast to bf16,
         // then the operand B of w[BT, 64] · b_h: the chain-b pattern.
         let cfg = Config {
-            pattern: linear_layout::finder::Pattern::ChainB,
+            pattern: linear_layout_triton::finder::Pattern::ChainB,
             m: 64,
             n: c["bv"].as_u64().unwrap(),
             k: 64,
             x: Some(64),
-            dtype: linear_layout::finder::Dtype::Bf16,
+            dtype: linear_layout_triton::finder::Dtype::Bf16,
             num_warps: c["num_warps"].as_u64().unwrap(),
             num_stages: c["num_stages"].as_u64().unwrap_or(2),
             arch: c["arch"].as_str().unwrap().parse().unwrap(),
@@ -382,7 +382,7 @@ fn impossible_parameters_are_clear_errors() {
 
 #[test]
 fn the_pre_5905_build_reproduces_triton_5882_and_3_3_fixes_it() {
-    use linear_layout::finder::search::fix_for;
+    use linear_layout_triton::finder::search::fix_for;
     // triton #5882 as reported: fp16, 128/128/32, 4 warps, 2 stages, sm80.
     let cfg: Config = serde_json::from_str(
         r#"{"pattern": "inductor-3d", "m": 128, "n": 128, "k": 32, "x": null, "dtype": "fp16", "num_warps": 4, "num_stages": 2, "arch": "sm80", "triton": "3.3", "variant": "pre-5905"}"#,
@@ -406,7 +406,7 @@ fn the_pre_5905_build_reproduces_triton_5882_and_3_3_fixes_it() {
             ..cfg.clone()
         },
         Config {
-            dtype: linear_layout::finder::Dtype::Fp32,
+            dtype: linear_layout_triton::finder::Dtype::Fp32,
             ..cfg.clone()
         },
     ] {
@@ -426,7 +426,7 @@ fn the_pre_5905_build_reproduces_triton_5882_and_3_3_fixes_it() {
 /// another site's note (the accumulator check once got the fp8e4nv note).
 #[test]
 fn fixes_name_their_own_change() {
-    use linear_layout::finder::search::fix_for;
+    use linear_layout_triton::finder::search::fix_for;
     let cases = [
         (
             r#"{"pattern": "inductor-3d", "m": 64, "n": 64, "k": 32, "x": null, "dtype": "int8", "num_warps": 4, "num_stages": 2, "arch": "sm80", "triton": "3.7"}"#,

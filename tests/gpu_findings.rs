@@ -12,8 +12,8 @@
 //! positives.
 
 use flate2::read::GzDecoder;
-use linear_layout::finder::check_ttgir::check;
-use linear_layout::triton::{Release, Verdict};
+use linear_layout_triton::finder::check_ttgir::check;
+use linear_layout_triton::{Release, Verdict};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
@@ -25,7 +25,7 @@ const SHARED_SITE: &str = "shared_linear_xor";
 /// Every record of a gzipped JSON-lines file under the conformance data.
 fn records(name: &str) -> Vec<Value> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("python/tests/conformance/data")
+        .join("../python/tests/conformance/data")
         .join(name);
     let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     BufReader::new(GzDecoder::new(file))
@@ -221,7 +221,7 @@ fn the_campaigns_passing_modules_are_not_flagged() {
 
 #[test]
 fn a_real_compile_that_succeeds_confirms_a_miscompile() {
-    use linear_layout::scan::report::confirms;
+    use linear_layout_scan::report::confirms;
     let all = cases("gpu-reproducers.jsonl.gz");
     let mut seen = BTreeSet::new();
     for (id, ttgir, _, _) in &all {

@@ -5,9 +5,9 @@
 //! outcome the release gave from `check-ttgir`'s model, at the same site.
 
 use crate::recorded::{self, Kind};
-use linear_layout::finder::Failure;
-use linear_layout::finder::Verdict;
-use linear_layout::finder::check_ttgir::check;
+use linear_layout_triton::finder::Failure;
+use linear_layout_triton::finder::Verdict;
+use linear_layout_triton::finder::check_ttgir::check;
 use std::collections::BTreeMap;
 
 /// The `File.cpp:123` / `File.h:123` a recorded message starts with, or
@@ -163,8 +163,8 @@ fn site_models_agree_with_every_recorded_one_op_module() {
 /// modules failed.
 #[test]
 fn the_pre_5905_variant_fails_where_3_3_rejects_its_copies() {
-    use linear_layout::finder::{Arch, Config, Dtype, Pattern, Variant, predict};
-    use linear_layout::triton::Release;
+    use linear_layout_triton::Release;
+    use linear_layout_triton::finder::{Arch, Config, Dtype, Pattern, Variant, predict};
     // (load, size, k, dtype) → failed, for the pre-5905 buffer order.
     let mut failed: BTreeMap<(String, u64, u64, String), bool> = BTreeMap::new();
     for row in recorded::one(Kind::OpLevelModules, Some("3.3.1")).values() {

@@ -166,7 +166,7 @@ impl fmt::Debug for Recorded {
 }
 
 pub fn data_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data")
 }
 
 /// `path` as messages show it: from the repository root.
@@ -408,7 +408,7 @@ fn every_data_file_has_a_header_its_count_of_records_and_unique_names() {
         *per_kind.entry(f.header.kind).or_default() += 1;
         if let Some(release) = &f.header.release {
             assert!(
-                release.parse::<linear_layout::triton::Release>().is_ok()
+                release.parse::<linear_layout_triton::Release>().is_ok()
                     && release.split('.').count() == 3,
                 "{}: release {release:?} is not a wheel version",
                 f.file()

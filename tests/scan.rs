@@ -11,13 +11,13 @@
 //!   answers with recorded TTGIR, and a second scan served from the cache.
 
 use crate::recorded::{self, Kind};
-use linear_layout::Release;
-use linear_layout::finder::Arch;
-use linear_layout::scan::args::parse_args;
-use linear_layout::scan::python::PythonOptions;
-use linear_layout::scan::space::Axes;
-use linear_layout::scan::{Outcome, ScanRequest, check_module, scan};
-use linear_layout::triton::{Entry, Verdict};
+use linear_layout_scan::args::parse_args;
+use linear_layout_scan::python::PythonOptions;
+use linear_layout_scan::space::Axes;
+use linear_layout_scan::{Outcome, ScanRequest, check_module, scan};
+use linear_layout_triton::Release;
+use linear_layout_triton::finder::Arch;
+use linear_layout_triton::{Entry, Verdict};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;

@@ -13,7 +13,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 
 fn corpus() -> Vec<(PathBuf, Vec<u8>)> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/ops");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz/corpus/ops");
     let mut seeds: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -3,11 +3,11 @@
 //! type in the module converts to a linear layout (or, where the release has
 //! none, says so) for that release.
 
-use linear_layout::triton::{Attr, Conversion, Defs, Release, parse_attr, to_linear_layout};
+use linear_layout_triton::{Attr, Conversion, Defs, Release, parse_attr, to_linear_layout};
 use std::path::{Path, PathBuf};
 
 fn corpus_dirs() -> Vec<(Release, PathBuf)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/ttgir");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/ttgir");
     let mut dirs: Vec<(Release, PathBuf)> = std::fs::read_dir(&root)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", root.display()))
         .filter_map(|e| {
@@ -174,7 +174,7 @@ fn check_ttgir_finds_nothing_in_modules_that_compiled() {
                 continue;
             }
             let text = std::fs::read_to_string(&path).unwrap();
-            let findings = linear_layout::finder::check_ttgir::check(&text, version)
+            let findings = linear_layout_triton::finder::check_ttgir::check(&text, version)
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             checked += 1;
             for f in findings {
@@ -198,11 +198,11 @@ fn check_ttgir_finds_nothing_in_modules_that_compiled() {
 fn check_ttgir_skips_malformed_mma_attributes() {
     let text = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fuzz/corpus/parse/seed-ttgir-short-instr-shape"),
+            .join("../fuzz/corpus/parse/seed-ttgir-short-instr-shape"),
     )
     .unwrap();
     for release in Release::ALL {
-        let findings = linear_layout::finder::check_ttgir::check(&text, release).unwrap();
+        let findings = linear_layout_triton::finder::check_ttgir::check(&text, release).unwrap();
         assert_eq!(findings, vec![], "{release}");
     }
     // A conversion to that attribute, and one of a well-formed MMA on a
@@ -220,7 +220,8 @@ fn check_ttgir_skips_malformed_mma_attributes() {
         )
         .replace("#smem = ", &format!("#good = {mma}\n#smem = "));
     for release in Release::ALL {
-        let findings = linear_layout::finder::check_ttgir::check(&converts, release).unwrap();
+        let findings =
+            linear_layout_triton::finder::check_ttgir::check(&converts, release).unwrap();
         assert_eq!(findings, vec![], "{release}:\n{converts}");
     }
 }

@@ -5,14 +5,14 @@
 //! file itself reproduces (measured with the same script's `--file`).
 
 use crate::recorded::{self, Kind};
-use linear_layout::finder::Verdict;
-use linear_layout::finder::check_ttgir::check;
-use linear_layout::triton::Release;
+use linear_layout_triton::Release;
+use linear_layout_triton::finder::Verdict;
+use linear_layout_triton::finder::check_ttgir::check;
 use std::path::Path;
 
 fn read(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/compile")
+        .join("data/compile")
         .join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

@@ -558,7 +558,7 @@ fn release_names(text: &str) -> std::collections::BTreeSet<String> {
 /// `--triton` names every modelled release.
 #[test]
 fn help_text_names_exactly_the_modelled_releases() {
-    let table: std::collections::BTreeSet<String> = linear_layout::triton::RELEASES
+    let table: std::collections::BTreeSet<String> = linear_layout_triton::RELEASES
         .iter()
         .flat_map(|r| r.minors.iter().map(|m| m.to_string()))
         .collect();
@@ -804,7 +804,7 @@ fn search_refuses_or_skips_values_predict_refuses() {
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["skipped"].as_array().unwrap().len(), 4, "{v}");
     // One configuration (16x16x16, 4 warps, 1 stage) in each modelled release.
-    assert_eq!(v["total"], linear_layout::triton::RELEASES.len());
+    assert_eq!(v["total"], linear_layout_triton::RELEASES.len());
 }
 
 /// A configuration fixed in one release and broken again in a later one is
@@ -905,7 +905,7 @@ fn predict_gives_every_release_by_default_and_exits_1_on_a_failure() {
         "sm90",
     ];
     let text = run_with(&args, 1);
-    for release in linear_layout::triton::RELEASES.iter() {
+    for release in linear_layout_triton::RELEASES.iter() {
         assert!(
             text.contains(&format!("\n  {:<5} ", release.name)),
             "{text}"

@@ -16,10 +16,10 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use linear_layout::finder::check_ttgir;
-use linear_layout::triton::attr::*;
-use linear_layout::triton::print_attr;
-use linear_layout::triton::{Conversion, Defs, Release, parse_attr, to_linear_layout};
+use linear_layout_triton::finder::check_ttgir;
+use linear_layout_triton::attr::*;
+use linear_layout_triton::print_attr;
+use linear_layout_triton::{Conversion, Defs, Release, parse_attr, to_linear_layout};
 use linear_layout::reference::gf2_rank;
 use linear_layout::{Dim, LinearLayout, dim};
 

@@ -6,8 +6,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use linear_layout::finder::check_ttgir;
-use linear_layout::triton::Release;
+use linear_layout_triton::finder::check_ttgir;
+use linear_layout_triton::Release;
 use linear_layout::{LinearLayout, format};
 
 fn text_safe(l: &LinearLayout) -> bool {

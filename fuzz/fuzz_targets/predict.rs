@@ -6,11 +6,11 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use linear_layout::finder::search::{fix_for, shrink};
-use linear_layout::finder::{
+use linear_layout_triton::finder::search::{fix_for, shrink};
+use linear_layout_triton::finder::{
     Arch, Config, Dtype, Pattern, Variant, Verdict, check_ttgir, predict, predict_traced, repro,
 };
-use linear_layout::triton::Release;
+use linear_layout_triton::Release;
 
 /// A block size: mostly a power of two (1 to 2048), or any `u16`.
 #[derive(Arbitrary, Debug, Clone, Copy)]

@@ -5,7 +5,7 @@ use crate::args::{self, Int};
 use crate::errors::{from_convert, guard, guard_with, layout_error, no_layout};
 use crate::layout::PyLayout;
 use crate::nesting::check_nesting;
-use linear_layout::triton::{self, Conversion, Defs};
+use linear_layout_triton::{Conversion, Defs};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -69,9 +69,9 @@ pub(crate) fn to_linear_layout(
             guard(|| Defs::from_module(text))?
         }
     };
-    let parsed = guard(|| triton::parse_attr(attr.trim(), &defs))?;
+    let parsed = guard(|| linear_layout_triton::parse_attr(attr.trim(), &defs))?;
     let conversion = guard_with(
-        || triton::to_linear_layout(&parsed, &shape, version, elem_bits),
+        || linear_layout_triton::to_linear_layout(&parsed, &shape, version, elem_bits),
         from_convert,
     )?;
     match conversion {

@@ -49,8 +49,8 @@ pub(crate) fn from_crate(e: linear_layout::LayoutError) -> PyErr {
 /// The Python form of a conversion error: the algebra's errors as
 /// [`from_crate`]; a release's failure at a site also carries the site's id
 /// (`.site`) and Triton's own message (`.triton_message`).
-pub(crate) fn from_convert(e: linear_layout::ConvertError) -> PyErr {
-    if let linear_layout::ConvertError::Layout(inner) = e {
+pub(crate) fn from_convert(e: linear_layout_triton::ConvertError) -> PyErr {
+    if let linear_layout_triton::ConvertError::Layout(inner) = e {
         return from_crate(inner);
     }
     let err = layout_error(e.kind(), e.to_string());

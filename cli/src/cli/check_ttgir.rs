@@ -3,9 +3,9 @@
 use super::Found;
 use super::input::{read_file, read_stdin};
 use clap::Args;
-use linear_layout::finder::check_ttgir::{check, looks_like};
-use linear_layout::triton::release::release_help;
-use linear_layout::triton::{Ending, Entry, Release};
+use linear_layout_triton::finder::check_ttgir::{check, looks_like};
+use linear_layout_triton::release::release_help;
+use linear_layout_triton::{Ending, Entry, Release};
 use serde_json::json;
 
 #[derive(Args)]

@@ -5,9 +5,9 @@ use super::input::read_arg;
 use super::view;
 use clap::Args;
 use linear_layout::format::json::to_json_string;
-use linear_layout::triton::release::release_help;
-use linear_layout::triton::request::convert_request;
-use linear_layout::triton::{Conversion, Defs, Release, parse_attr, to_linear_layout};
+use linear_layout_triton::release::release_help;
+use linear_layout_triton::request::convert_request;
+use linear_layout_triton::{Conversion, Defs, Release, parse_attr, to_linear_layout};
 
 #[derive(Args)]
 #[command(after_help = "Example:\n  linear-layout convert --shape 64x256 \

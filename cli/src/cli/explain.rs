@@ -3,7 +3,7 @@
 use super::Found;
 use super::input::{read_file, read_stdin};
 use clap::Args;
-use linear_layout::explain::explain;
+use linear_layout_triton::explain::explain;
 
 #[derive(Args)]
 #[command(

@@ -3,9 +3,9 @@
 
 use super::Found;
 use clap::Args;
-use linear_layout::finder::{Arch, Config, Dtype, Pattern, Prediction, Variant, predict};
-use linear_layout::triton::Release;
-use linear_layout::triton::release::{release_help, releases_help};
+use linear_layout_triton::Release;
+use linear_layout_triton::finder::{Arch, Config, Dtype, Pattern, Prediction, Variant, predict};
+use linear_layout_triton::release::{release_help, releases_help};
 
 /// The kernel configuration flags shared by `predict`, `shrink` and `repro`.
 #[derive(Args, Clone)]

@@ -3,8 +3,8 @@
 
 use super::predict::{ConfigArgs, OneRelease};
 use clap::Args;
-use linear_layout::finder::predict;
-use linear_layout::finder::repro::{python_script, ttgir_module};
+use linear_layout_triton::finder::predict;
+use linear_layout_triton::finder::repro::{python_script, ttgir_module};
 
 #[derive(Args)]
 pub struct ReproArgs {

@@ -3,12 +3,12 @@
 use super::Found;
 use super::input::read_file;
 use clap::Args;
-use linear_layout::finder::Arch;
-use linear_layout::scan::args::{ArgValue, parse_args, parse_axis};
-use linear_layout::scan::cache::default_dir;
-use linear_layout::scan::python::PythonOptions;
-use linear_layout::scan::space::Axes;
-use linear_layout::scan::{ScanRequest, scan};
+use linear_layout_scan::args::{ArgValue, parse_args, parse_axis};
+use linear_layout_scan::cache::default_dir;
+use linear_layout_scan::python::PythonOptions;
+use linear_layout_scan::space::Axes;
+use linear_layout_scan::{ScanRequest, scan};
+use linear_layout_triton::finder::Arch;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -275,7 +275,7 @@ fn request(a: &ScanArgs) -> Result<(ScanRequest, bool), String> {
         spec.axes.dtypes = a.dtype.clone();
     }
     for d in &spec.axes.dtypes {
-        if !linear_layout::scan::args::DTYPES.contains(&d.as_str()) || d == "T" {
+        if !linear_layout_scan::args::DTYPES.contains(&d.as_str()) || d == "T" {
             return Err(format!("--dtype {d}: unknown element type"));
         }
     }
@@ -293,13 +293,13 @@ fn request(a: &ScanArgs) -> Result<(ScanRequest, bool), String> {
         let (name, path) = p.split_once('=').ok_or_else(|| {
             format!("--python {p}: expected RELEASE=PATH (e.g. 3.2=/usr/bin/python3)")
         })?;
-        if name.parse::<linear_layout::Release>().is_err() {
+        if name.parse::<linear_layout_triton::Release>().is_err() {
             return Err(format!("--python {p}: `{name}` is not a Triton release"));
         }
         named.push((name.trim().to_string(), PathBuf::from(path.trim())));
     }
     for t in &a.triton {
-        if t.parse::<linear_layout::Release>().is_err() {
+        if t.parse::<linear_layout_triton::Release>().is_err() {
             return Err(format!(
                 "--triton {t}: not a Triton release (3.1 … 3.9, or a wheel such as 3.5.1)"
             ));

@@ -4,10 +4,12 @@ use super::Found;
 use super::predict::releases;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use linear_layout::finder::search::{Fix, Options, Report, SiteGroup, Space, default_ctas, search};
-use linear_layout::finder::{Arch, Config, Dtype, Pattern, Variant};
-use linear_layout::triton::release::releases_help;
-use linear_layout::triton::{Entry, Release, Site, SiteKind};
+use linear_layout_triton::finder::search::{
+    Fix, Options, Report, SiteGroup, Space, default_ctas, search,
+};
+use linear_layout_triton::finder::{Arch, Config, Dtype, Pattern, Variant};
+use linear_layout_triton::release::releases_help;
+use linear_layout_triton::{Entry, Release, Site, SiteKind};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 

@@ -3,7 +3,7 @@
 use super::Found;
 use super::predict::{ConfigArgs, OneRelease, render};
 use clap::Args;
-use linear_layout::finder::search::shrink;
+use linear_layout_triton::finder::search::shrink;
 
 #[derive(Args)]
 pub struct ShrinkArgs {

@@ -1,8 +1,8 @@
 //! `linear-layout sites`: the modelled failure sites and releases.
 
 use clap::Args;
-use linear_layout::finder::site_table;
-use linear_layout::triton::RELEASES;
+use linear_layout_triton::RELEASES;
+use linear_layout_triton::finder::site_table;
 
 #[derive(Args)]
 pub struct SitesArgs {

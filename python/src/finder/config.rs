@@ -9,8 +9,8 @@
 
 use super::records::is_record;
 use crate::args::{self, Int};
-use linear_layout::finder::{Arch, Config, Dtype, Pattern, Variant};
-use linear_layout::triton::Release;
+use linear_layout_triton::Release;
+use linear_layout_triton::finder::{Arch, Config, Dtype, Pattern, Variant};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyMapping, PyString};

@@ -2,7 +2,7 @@
 
 use super::records::record;
 use crate::args;
-use linear_layout::explain::explain as crate_explain;
+use linear_layout_triton::explain::explain as crate_explain;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 

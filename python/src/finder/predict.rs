@@ -4,9 +4,9 @@
 use super::config::{Fields, Kernel, one_release, release_list};
 use super::records::{record, records};
 use crate::errors::guard_with;
-use linear_layout::finder::search::{Fix, fix_for as crate_fix_for};
-use linear_layout::finder::{Config, ConfigError, predict as crate_predict};
-use linear_layout::triton::Release;
+use linear_layout_triton::Release;
+use linear_layout_triton::finder::search::{Fix, fix_for as crate_fix_for};
+use linear_layout_triton::finder::{Config, ConfigError, predict as crate_predict};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyList;

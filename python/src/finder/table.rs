@@ -2,7 +2,7 @@
 
 use super::records::records;
 use crate::errors::guard_infallible;
-use linear_layout::finder::site_table;
+use linear_layout_triton::finder::site_table;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use serde_json::Value;

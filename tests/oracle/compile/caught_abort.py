@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How a compile from source ends when Triton calls `abort()` inside the
-pass manager: the check behind `Failure::verdict` (src/finder/sites/mod.rs).
+pass manager: the check behind `Failure::verdict` (triton/src/finder/sites/mod.rs).
 
 From 3.3 the pass manager runs with a crash reproducer, which catches the
 SIGABRT of a failed assertion or of `report_fatal_error` and fails the pass

@@ -3,7 +3,7 @@
 on one grid in one run (a benchmark, not a test).
 
 For the first --per-case configurations of every case of cases.py, each
-release's worker (src/scan/worker.py, warm: triton and the kernel's module
+release's worker (scan/src/worker.py, warm: triton and the kernel's module
 already imported, as in a scan) runs, for the same configuration:
   front_end  the front end up to the TTGIR handed to the lowering (scan's part)
   compile    the full compile down to PTX (ptxas skipped, as the corpus is recorded)

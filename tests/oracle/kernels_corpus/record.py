@@ -2,7 +2,7 @@
 """Record the public-kernel corpus: every configuration of `cases.py`,
 compiled in full (down to PTX; ptxas is skipped, as run_grid.py does) by each
 Triton release on the CPU through `linear-layout scan`'s own worker
-(src/scan/worker.py), keeping the outcome and the TTGIR the front end handed
+(scan/src/worker.py), keeping the outcome and the TTGIR the front end handed
 to the lowering.
 
     python3 tests/oracle/kernels_corpus/record.py fetch --scratch DIR
@@ -43,7 +43,7 @@ WORKER = os.environ.get("SCAN_WORKER") or os.path.join(REPO, "src", "scan", "wor
 
 def strip_locations(ttgir):
     """The module without `#loc` definitions and `loc(...)` references (the
-    rule of src/scan/reduce.rs's strip_locations: a `loc(` after a space, a
+    rule of scan/src/reduce.rs's strip_locations: a `loc(` after a space, a
     `(` or the line's start, to its matching parenthesis outside strings)."""
     out = []
     for line in ttgir.split("\n"):

@@ -1,0 +1,87 @@
+//! Promoting a dot's operand A to tensor memory when its value is split
+//! among CTAs (sm100, `num_ctas > 1`, 3.4 to 3.7).
+//!
+//! `PromoteLHSToTMem` (`lib/Dialect/TritonNvidiaGPU/Transforms/
+//! PromoteLHSToTMem.cpp`) moves a tcgen05 dot's operand A that is stored to
+//! shared memory from registers (16- or 32-bit) into tensor memory, with
+//! the accumulator's `blockM`, `blockN` = A's K, and the CTA split
+//! (`CTASplitNum`) of A's register layout. `MemDescType::verify`
+//! (`lib/Dialect/TritonGPU/IR/Types.cpp`) then requires the shape to hold
+//! `blockM · CTASplitM` rows and `blockN · CTASplitN` columns; it fails
+//! ("the allocation shape must be at least …") inside `MemDescType::get`,
+//! whose uniquer asserts. The accumulator's `blockM` is the CTA's rows (64
+//! or 128), so an A split along M more ways than the dot's tiling fails.
+//! 3.8 bounds `blockN` by the shape and takes the split from the encoding's
+//! CGA. 3.4's type verifier has no such check, and the pass fails further
+//! on without a diagnostic of its own (only "Failures have been detected
+//! …" naming the pass); the model gives 3.4 the same condition, which its
+//! recorded compiles follow but for one in the CTA report (128 × 128 × 16
+//! bf16 with 2 CTAs compiles on 3.4.0 though its A would need 256 rows).
+//!
+//! Measured: `inductor-3d` on sm100 with 2 and 4 CTAs on 3.5.1, 3.6.0 and
+//! 3.7.1 (`tests/data/compile/ctas-*`).
+
+use super::Failure;
+use crate::Release;
+use crate::release::Span;
+use crate::{Change, Ending, Location, Site, SiteKind};
+
+static PASS_3_4: Location = Location {
+    releases: Span::only(Release::V3_4),
+    ending: Ending::Diagnostic,
+    function: "TritonNvidiaGPUPromoteLHSToTMemPass (no diagnostic of its own)",
+    file: "lib/Dialect/TritonNvidiaGPU/Transforms/PromoteLHSToTMem.cpp",
+    line: None,
+    message: "error: Failures have been detected while processing an MLIR pass pipeline",
+};
+static VERIFY: Location = Location {
+    releases: Span::until(Release::V3_5, Release::V3_8),
+    ending: Ending::Assertion,
+    function: "MemDescType::get, from PromoteLHSToTMem (MemDescType::verify: the allocation shape must be at least blockM · CTASplitM × blockN · CTASplitN)",
+    file: "mlir/IR/StorageUniquerSupport.h",
+    line: Some(180),
+    message: "static ConcreteT mlir::detail::StorageUserBase<mlir::triton::gpu::MemDescType",
+};
+
+/// The site.
+pub(crate) static SITE: Site = Site {
+    id: "tmem_lhs_cta",
+    kind: SiteKind::Bug,
+    title: "a tcgen05 operand A promoted to tensor memory with a CTA split its tile cannot hold (sm100, num_ctas > 1)",
+    locations: &[&PASS_3_4, &VERIFY],
+    changes: &[Change {
+        release: Release::V3_8,
+        pr: None,
+        what: "the tensor-memory type bounds blockN by the shape and takes the CTA split from its CGA",
+    }],
+    workaround: "num_ctas=1, or a dot tiled over M by every CTA (M of at least 128 per CTA)",
+};
+
+/// A `rows × k` operand A whose register layout splits it `split` ways
+/// (M, K), promoted for an accumulator of `block_m` rows per CTA.
+pub(crate) fn promote(
+    rows: u64,
+    k: u64,
+    split: [u64; 2],
+    block_m: u64,
+    release: Release,
+) -> Result<(), Failure> {
+    let location = match release {
+        Release::V3_4 => &PASS_3_4,
+        r if VERIFY.releases.contains(r) => &VERIFY,
+        _ => return Ok(()),
+    };
+    let need = [block_m * split[0], k * split[1]];
+    if rows >= need[0] && k >= need[1] {
+        return Ok(());
+    }
+    Err(Failure::at(
+        &SITE,
+        location,
+        release,
+        format!(
+            "the allocation shape must be at least {}x{}. Got {rows}, {k}",
+            need[0], need[1]
+        ),
+    ))
+}

@@ -1,0 +1,79 @@
+//! What moving a tensor between two distributed layouts costs, decided the
+//! way Triton's `lib/Analysis/Utility.cpp` decides it (3.2 on).
+//!
+//! The conversion is the map from the source's hardware indices to the
+//! destination's: `dst.invert_and_compose(src)`. Triton then peels off the
+//! in-dims it is the identity on, outermost first (block, warp, lane,
+//! register), stopping at the first it is not. What is left says where data
+//! has to travel: nothing or only registers means each thread already holds
+//! what it needs; lanes mean warp shuffles; warps or blocks mean shared
+//! memory.
+//!
+//! ```
+//! use linear_layout_triton::layout_cvt::reorders_registers;
+//! use linear_layout::{Dim, LinearLayout};
+//!
+//! // Eight elements: two register bits, then one lane bit, of one warp in
+//! // one block (Triton's layouts always have all four hardware dims).
+//! let dim0 = Dim::new("dim0");
+//! let layout = |registers: [u64; 2], lane: u64| {
+//!     LinearLayout::from_bases(
+//!         &[
+//!             (Dim::REGISTER, registers.iter().map(|&r| vec![r]).collect()),
+//!             (Dim::LANE, vec![vec![lane]]),
+//!             (Dim::WARP, vec![]),
+//!             (Dim::BLOCK, vec![]),
+//!         ],
+//!         &[dim0],
+//!     )
+//! };
+//! let a = layout([1, 2], 4)?;
+//! // Each lane keeps its four elements, in another register order.
+//! assert!(reorders_registers(&a, &layout([2, 1], 4)?)?);
+//! // Lane 0 holds elements {0, 1, 4, 5} here, {0, 1, 2, 3} in `a`.
+//! assert!(!reorders_registers(&a, &layout([1, 4], 2)?)?);
+//! # Ok::<(), linear_layout::LayoutError>(())
+//! ```
+
+use linear_layout::Dim;
+use linear_layout::LinearLayout;
+use linear_layout::Result;
+
+/// Triton's `minimalCvtLayout`: the conversion from `src` to `dst` with the
+/// outer in-dims it is the identity on removed, block first, then warp,
+/// lane and register, until one is not trivial.
+///
+/// Errors where `invertAndCompose` asserts in Triton: the two layouts'
+/// out-dims differ, or `src` reaches elements `dst` does not hold.
+pub fn minimal_cvt_layout(src: &LinearLayout, dst: &LinearLayout) -> Result<LinearLayout> {
+    let mut cvt = dst.invert_and_compose(src)?;
+    for dim in [Dim::BLOCK, Dim::WARP, Dim::LANE, Dim::REGISTER] {
+        match cvt.quotient(&[dim])? {
+            Some(rest) => cvt = rest,
+            None => break,
+        }
+    }
+    Ok(cvt)
+}
+
+/// The minimal conversion from `src` to `dst` when it moves data across
+/// registers and lanes and nothing else: the conversions Triton lowers
+/// within a warp, with shuffles (`transferWithinWarp`). `None` for any
+/// other conversion, and where `minimal_cvt_layout` errs.
+pub fn within_warp(src: &LinearLayout, dst: &LinearLayout) -> Option<LinearLayout> {
+    let cvt = minimal_cvt_layout(src, dst).ok()?;
+    let outs: Vec<Dim> = cvt.out_dim_names().collect();
+    (outs == [Dim::REGISTER, Dim::LANE]).then_some(cvt)
+}
+
+/// Triton's `cvtReordersRegisters`: converting from `src` to `dst` only
+/// permutes each thread's registers (no data crosses threads).
+pub fn reorders_registers(src: &LinearLayout, dst: &LinearLayout) -> Result<bool> {
+    let cvt = minimal_cvt_layout(src, dst)?;
+    let mut outs = cvt.out_dim_names();
+    Ok(match (outs.next(), outs.next()) {
+        (None, _) => true,
+        (Some(only), None) => only == Dim::REGISTER,
+        _ => false,
+    })
+}
