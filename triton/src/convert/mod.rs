@@ -27,6 +27,7 @@ use super::release::Release;
 use super::site::Site;
 pub use cache::ConversionCache;
 use linear_layout::LinearLayout;
+pub(crate) use nvidia_mma::SITE as NVIDIA_MMA_SITE;
 pub(crate) use nvmma_shared::memdesc_verifier_error;
 
 /// The sites where a conversion stops the process, one per recipe that has

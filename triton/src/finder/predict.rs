@@ -6,7 +6,7 @@ use super::decisions::{
     DotShape, Mma, choose_chain_mmas, choose_mma, coalesced_load, nvmma_swizzle,
     staged_order_before_5905,
 };
-use super::sites::{self, Failure};
+use super::sites::{self, Event, Failure, FrontEnd, FrontEndDot, ScanOperand};
 use super::verdict::{Prediction, Trace};
 use crate::Release;
 use crate::attr::{Attr, SwizzledShared};
@@ -22,10 +22,11 @@ pub fn predict(cfg: &Config) -> Result<Prediction, ConfigError> {
 pub fn predict_traced(cfg: &Config, trace: bool) -> Result<Prediction, ConfigError> {
     cfg.validate()?;
     let mut t = Trace::new(trace);
-    let planned = frontend(cfg).and_then(|()| plan_ctas(cfg, &mut t));
+    let planned = frontend(cfg, &mut t).and_then(|()| plan_ctas(cfg, &mut t));
     let outcome = match planned.and_then(|()| {
         if cfg.pattern.has_dot() {
-            sites::mma_version::choose(cfg.arch.capability(), cfg.triton)
+            let capability = cfg.arch.capability();
+            sites::run(&Event::ChooseMma { capability }, cfg.triton, &mut t)
         } else {
             Ok(())
         }
@@ -64,14 +65,18 @@ fn tcgen05_dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
         }
     }
     for dot in std::iter::once(d1).chain(d2) {
-        sites::tcgen05_operand_3_3::operand_b(&dot, cfg.num_warps, cfg.triton)?;
+        let event = Event::Tcgen05OperandB {
+            dot: &dot,
+            num_warps: cfg.num_warps,
+        };
+        sites::run(&event, cfg.triton, trace)?;
     }
     if cfg.num_ctas > 1
         && cfg.pattern == Pattern::Dot
         && sites::tcgen05_operand_3_3::takes_v5_in(&d1, cfg.num_warps, cfg.triton)
     {
         let tiling = cta::dot_tiling(cfg.m, cfg.n, cfg.num_ctas);
-        sites::tmem_cta_3_5::accumulator(tiling, cfg.triton)?;
+        sites::run(&Event::TmemAccumulator { tiling }, cfg.triton, trace)?;
     }
     if cfg.num_ctas > 1 {
         // A loaded operand B keeps N fastest; its CTA's part of N is the
@@ -79,9 +84,11 @@ fn tcgen05_dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
         for dot in std::iter::once(d1).chain(d2) {
             let p_is_b = cfg.pattern == Pattern::ChainB && !dot.chained;
             if !p_is_b && sites::tcgen05_operand_3_3::takes_v5_in(&dot, cfg.num_warps, cfg.triton) {
-                sites::mma_operand_cga::tcgen05_operand_b(
-                    dot.n * dot.dtype.bits() / 8,
+                let cols_bytes = dot.n * dot.dtype.bits() / 8;
+                sites::run(
+                    &Event::Tcgen05OperandBuffer { cols_bytes },
                     cfg.triton,
+                    trace,
                 )?;
             }
         }
@@ -144,7 +151,7 @@ fn chain_operand_cgas(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
                 b: &b,
                 d: &d,
             };
-            sites::tcgen05_cga::verify_op(&ops, cfg.triton)
+            sites::run(&Event::Tcgen05Verify(&ops), cfg.triton, trace)
         }
         Arch::Sm90 if cfg.pattern == Pattern::ChainB => {
             let (_, mma2) = choose_chain_mmas(cfg, &c1, &c2);
@@ -168,15 +175,14 @@ fn chain_operand_cgas(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
                 // Up to 3.8 a chain stops at CTA planning first.
                 return Ok(());
             }
-            let reader = sites::mma_operand_cga::Reader::Wgmma;
-            sites::mma_operand_cga::operand_b(
-                &p,
-                cfg.n,
-                mma2.instr_n(),
+            let event = Event::MmaOperandBuffer {
+                bases: &p,
+                n: cfg.n,
+                instr_n: mma2.instr_n(),
                 swizzled,
-                reader,
-                cfg.triton,
-            )
+                reader: sites::mma_operand_cga::Reader::Wgmma,
+            };
+            sites::run(&event, cfg.triton, trace)
         }
         _ => Ok(()),
     }
@@ -208,30 +214,26 @@ fn pattern_dots(cfg: &Config) -> (DotShape, Option<DotShape>) {
 /// compute capability 89 or more, 8-bit dots need K ≥ 32 (3.1: int8 only;
 /// 3.2: none), and 3.5 to 3.7 refuse an int32 accumulator with the default
 /// `out_dtype`; `tl.gather` exists from 3.3.
-fn frontend(cfg: &Config) -> Result<(), Failure> {
-    let release = cfg.triton;
-    if cfg.pattern == Pattern::Gather {
-        sites::language_feature::gather(release)?;
-    }
-    if !cfg.pattern.has_dot() {
-        return Ok(());
-    }
-    sites::fp8_arch::check(cfg.dtype == Dtype::Fp8e4nv, cfg.arch.capability(), release)?;
-    let (d1, d2) = pattern_dots(cfg);
-    let min_k = d2.map_or(d1.k, |d2| d1.k.min(d2.k));
-    sites::dot_k::check(
-        cfg.dtype.bits() == 8,
-        cfg.dtype == Dtype::Int8,
-        min_k,
-        release,
-    )?;
-    // After the size check, as in `dot`: the inductor kernel hands `tl.dot`
-    // its accumulator, int32 for int8, and leaves `out_dtype` at its
-    // default, float32.
-    sites::acc_dtype::check(
-        cfg.dtype == Dtype::Int8 && cfg.pattern == Pattern::Inductor3d,
-        release,
-    )
+fn frontend(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
+    let dot = cfg.pattern.has_dot().then(|| {
+        let (d1, d2) = pattern_dots(cfg);
+        FrontEndDot {
+            fp8e4nv: cfg.dtype == Dtype::Fp8e4nv,
+            capability: cfg.arch.capability(),
+            eight_bit: cfg.dtype.bits() == 8,
+            int8: cfg.dtype == Dtype::Int8,
+            min_k: d2.map_or(d1.k, |d2| d1.k.min(d2.k)),
+            // After the size check, as in `dot`: the inductor kernel hands
+            // `tl.dot` its accumulator, int32 for int8, and leaves
+            // `out_dtype` at its default, float32.
+            int32_acc: cfg.dtype == Dtype::Int8 && cfg.pattern == Pattern::Inductor3d,
+        }
+    });
+    let front_end = FrontEnd {
+        gather: cfg.pattern == Pattern::Gather,
+        dot,
+    };
+    sites::run(&Event::FrontEnd(&front_end), cfg.triton, trace)
 }
 
 /// CTA planning, right after coalescing (`PlanCTA` up to 3.8,
@@ -257,7 +259,11 @@ fn plan_ctas(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
             }
         });
     }
-    sites::plan_cta::plan(cfg.pattern.dots(), cfg.num_ctas, cfg.triton)
+    let event = Event::PlanCtas {
+        dots: cfg.pattern.dots(),
+        num_ctas: cfg.num_ctas,
+    };
+    sites::run(&event, cfg.triton, trace)
 }
 
 /// `scan`: `tl.cumsum` along dim 0 of the loaded `[M, N]` tile, which
@@ -283,8 +289,14 @@ fn scan(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
         },
         &l,
     );
-    sites::scan_layout::scan(&l, &shape, &split.split, 0, cfg.triton)?;
-    sites::unknown_target::scan(&l, 0, cfg.arch.capability(), cfg.triton)
+    let scanned = ScanOperand {
+        layout: &l,
+        shape: &shape,
+        split: &split.split,
+        axis: 0,
+        capability: Some(cfg.arch.capability()),
+    };
+    sites::run(&Event::Scan(&scanned), cfg.triton, trace)
 }
 
 /// `gather`: `tl.gather` along dim 1 of the loaded `[M, N]` source by an
@@ -292,7 +304,14 @@ fn scan(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
 /// with the source's CGA.
 fn gather(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
     let cga = cta::initial_split(&[cfg.m, cfg.n], cfg.num_ctas).cga();
-    sites::gather_layout::gather(cfg.m, cfg.n, cfg.k, cfg.num_warps, cga, cfg.triton, trace)
+    let event = Event::Gather {
+        rows: cfg.m,
+        src: cfg.n,
+        idx: cfg.k,
+        num_warps: cfg.num_warps,
+        cga,
+    };
+    sites::run(&event, cfg.triton, trace)
 }
 
 fn describe(name: &str, dot: &DotShape, mma: &Mma, release: Release) -> String {
@@ -328,16 +347,19 @@ fn v3_operands(
 ) -> Result<(), Failure> {
     let bits = dot.dtype.bits();
     if a_from_shared {
-        sites::operand_shared::operand(
-            "operand A",
-            contiguous(false, dot),
+        let event = Event::SharedOperand {
+            name: "operand A",
+            contiguous: contiguous(false, dot),
             bits,
-            cfg.triton,
-            trace,
-        )?;
+        };
+        sites::run(&event, cfg.triton, trace)?;
     }
-    sites::operand_shared::operand("operand B", contiguous(true, dot), bits, cfg.triton, trace)?;
-    Ok(())
+    let event = Event::SharedOperand {
+        name: "operand B",
+        contiguous: contiguous(true, dot),
+        bits,
+    };
+    sites::run(&event, cfg.triton, trace)
 }
 
 /// `dot`, `chain-a` and `chain-b`.
@@ -396,8 +418,11 @@ fn dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
                     rows: cfg.m,
                     cols: cfg.n,
                 };
-                sites::accumulator_to_v2::convert_p(&p, cfg.triton, trace)?;
-                sites::v2_shortcut_3_1::convert_p(&p, cfg.triton, trace)?;
+                let event = Event::AccumulatorToOperand {
+                    p: &p,
+                    same_attr: true,
+                };
+                sites::run(&event, cfg.triton, trace)?;
             }
         }
         Pattern::ChainB => {
@@ -449,7 +474,7 @@ fn v2_fp8_operands(
             num_warps: cfg.num_warps,
             reachable_from_load: !reshaped,
         };
-        sites::fp8_promotion::promotion(&op, cfg.triton, trace)?;
+        sites::run(&Event::Fp8Promotion(&op), cfg.triton, trace)?;
     }
     Ok(())
 }
@@ -497,7 +522,7 @@ fn store_p(
         bits,
         swizzle,
     };
-    sites::stmatrix::store(&store, cfg.triton, trace)
+    sites::run(&Event::AccumulatorStore(&store), cfg.triton, trace)
 }
 
 /// triton #5882's pattern: rank-3 loads pipelined into shared memory and
@@ -539,7 +564,11 @@ fn inductor(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
             "the pipeliner stages the rank-3 lhs load in shared memory with a generic layout and reads it back with a rank-3 local_load"
                 .to_string()
         });
-        sites::local_load_rank3::local_load(3, false, cfg.triton)?;
+        let event = Event::LocalLoad {
+            rank: 3,
+            into_dot_operand: false,
+        };
+        sites::run(&event, cfg.triton, trace)?;
     }
     // Both operands come from 3-D loads through `tt.reshape`.
     v2_fp8_operands(&d, &mma, [true, true], true, cfg, trace)?;
@@ -626,10 +655,17 @@ fn inductor_ctas(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
                 b: &b_src,
                 d: &acc,
             };
-            sites::tcgen05_cga::verify_op(&ops, release)?;
+            sites::run(&Event::Tcgen05Verify(&ops), release, trace)?;
         }
         if v3 {
-            sites::mma_operand_cga::operand_b(&b_src, n, instr_n, swizzled, reader, release)?;
+            let event = Event::MmaOperandBuffer {
+                bases: &b_src,
+                n,
+                instr_n,
+                swizzled,
+                reader,
+            };
+            sites::run(&event, release, trace)?;
         }
         return Ok(());
     }
@@ -645,25 +681,48 @@ fn inductor_ctas(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
     if v5 && matches!(bits, 16 | 32) {
         let block_m = d.m.min(128);
         let split = [lhs_split.split[1], lhs_split.split[2]];
-        sites::tmem_lhs_cta::promote(m, k, split, block_m, release)?;
+        let event = Event::TmemLhs {
+            rows: m,
+            k,
+            split,
+            block_m,
+        };
+        sites::run(&event, release, trace)?;
     }
     if !v5 {
-        let what = "operand A (the reshaped lhs load)";
-        sites::cross_cta::transfer(what, &a_src, &a_dot, a_staged, release)?;
+        let event = Event::CrossCta {
+            what: "operand A (the reshaped lhs load)",
+            from: &a_src,
+            to: &a_dot,
+            from_shared: a_staged,
+        };
+        sites::run(&event, release, trace)?;
     }
     // An MMA reads a staged operand B straight from its buffer; from 3.6
     // (3.5 for tcgen05) AccelerateMatmul also stores an unstaged one in its
     // producer's CGA.
     let b_in_buffer = (v5 || v3) && (b_staged || release.stores_operand_b_in_producer_cga(v5));
     if b_in_buffer {
-        sites::mma_operand_cga::operand_b(&b_src, n, instr_n, swizzled, reader, release)?;
+        let event = Event::MmaOperandBuffer {
+            bases: &b_src,
+            n,
+            instr_n,
+            swizzled,
+            reader,
+        };
+        sites::run(&event, release, trace)?;
     } else {
-        let what = "operand B (the transposed rhs load)";
-        sites::cross_cta::transfer(what, &b_src, &b_dot, b_staged, release)?;
+        let event = Event::CrossCta {
+            what: "operand B (the transposed rhs load)",
+            from: &b_src,
+            to: &b_dot,
+            from_shared: b_staged,
+        };
+        sites::run(&event, release, trace)?;
     }
     if v5 {
         // The accumulator leaves tensor memory after the loop.
-        sites::tmem_cta_3_5::accumulator(tiling, release)?;
+        sites::run(&Event::TmemAccumulator { tiling }, release, trace)?;
     }
     // The result, transposed, to the store's CGA (its first dim, N, split).
     let store_split = cta::initial_split(&[n, m, 1], c);
@@ -672,7 +731,13 @@ fn inductor_ctas(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
         .map(|b| pair(b, 0, 1))
         .collect();
     let result: Vec<[u64; 2]> = acc.iter().map(|b| [b[1], b[0]]).collect();
-    sites::cross_cta::transfer("the transposed result", &result, &store, false, release)
+    let event = Event::CrossCta {
+        what: "the transposed result",
+        from: &result,
+        to: &store,
+        from_shared: false,
+    };
+    sites::run(&event, release, trace)
 }
 
 /// The `pre-5905` build's copy of one rank-3 load into its pipeline buffer:
@@ -727,5 +792,5 @@ fn staged_copy(
     trace.note(|| format!("{name} staged in shared memory with order {order:?} (dim 0 moved last, before PR #5905)"));
     let copy =
         sites::cp_async::AsyncCopy::coalesced(&regs, Some(&smem), shape, contig, &swizzled, bits);
-    sites::cp_async::copy(&copy, cfg.triton, trace).map(|_| ())
+    sites::run(&Event::AsyncCopy(&copy), cfg.triton, trace)
 }

@@ -46,3 +46,26 @@ pub(crate) fn check(int32_acc: bool, release: Release) -> Result<(), Failure> {
         _ => Ok(()),
     }
 }
+
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        _: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        match event {
+            super::Event::FrontEnd(super::FrontEnd { dot: Some(dot), .. }) => {
+                check(dot.int32_acc, release)
+            }
+            _ => Ok(()),
+        }
+    }
+}

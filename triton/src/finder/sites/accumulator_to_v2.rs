@@ -89,6 +89,62 @@ pub struct PConversion<'a> {
     pub cols: u64,
 }
 
+/// A TTGIR `convert_layout` from an MMA accumulator to operand A of an
+/// Ampere (v2) dot, read as P's conversion.
+pub(crate) struct OpConversion {
+    bits: u64,
+    producer: Mma,
+    consumer: Mma,
+    rows: u64,
+    cols: u64,
+    /// The operand's parent is the source attribute itself.
+    pub same_attr: bool,
+}
+
+impl OpConversion {
+    /// The conversion `op` is, if it is one.
+    pub(crate) fn read(op: &crate::finder::op::Op<'_>) -> Option<OpConversion> {
+        if op.name != "convert_layout" {
+            return None;
+        }
+        let (shape, ty, src) = op.tensor.as_ref()?;
+        let [rows, cols] = shape[..] else {
+            return None;
+        };
+        let source = op.attr(src)?;
+        let Attr::NvidiaMma(mma) = &source else {
+            return None;
+        };
+        let producer = Mma::from_hopper_attr(mma).or_else(|| Mma::from_ampere_attr(mma))?;
+        let Attr::DotOperand(operand) = op.attr(op.result.as_ref()?)? else {
+            return None;
+        };
+        let consumer = match (operand.op_idx, &*operand.parent) {
+            (0, Attr::NvidiaMma(m)) => Mma::from_ampere_attr(m)?,
+            _ => return None,
+        };
+        Some(OpConversion {
+            bits: crate::finder::op::bits_of(ty),
+            producer,
+            consumer,
+            rows,
+            cols,
+            same_attr: *operand.parent == source,
+        })
+    }
+
+    /// P's conversion.
+    pub(crate) fn p(&self) -> PConversion<'_> {
+        PConversion {
+            bits: self.bits,
+            producer: &self.producer,
+            consumer: &self.consumer,
+            rows: self.rows,
+            cols: self.cols,
+        }
+    }
+}
+
 /// Runs 3.2's shortcut test on P's conversion; the shortcut is the crash.
 pub(crate) fn convert_p(
     p: &PConversion<'_>,
@@ -160,4 +216,29 @@ pub(crate) fn convert_p(
         "16-bit accumulator values handed over as the v2 operand unchanged; translation to LLVM IR \
          fails on the cast left behind, then the process dies of a segmentation fault",
     ))
+}
+
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        trace: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        match event {
+            super::Event::AccumulatorToOperand { p, .. } => convert_p(p, release, trace),
+            super::Event::Op(op) => match OpConversion::read(op) {
+                Some(c) => convert_p(&c.p(), release, trace),
+                None => Ok(()),
+            },
+            _ => Ok(()),
+        }
+    }
 }

@@ -263,3 +263,42 @@ fn unabsorbed_low_cycle(d: &Decomposition, n_pack: usize) -> Option<Vec<usize>> 
         (cycle.len() > 1 && low_only && !cycle.iter().any(|b| paired.contains(b))).then_some(cycle)
     })
 }
+
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        _: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        // An 8-bit conversion, which 3.5–3.7 shuffle within a warp.
+        let super::Event::Op(op) = event else {
+            return Ok(());
+        };
+        if op.name != "convert_layout" {
+            return Ok(());
+        }
+        let (Some((shape, ty, src)), Some(dst)) = (op.tensor.as_ref(), op.result.as_ref()) else {
+            return Ok(());
+        };
+        if crate::finder::op::bits_of(ty) != 8 {
+            return Ok(());
+        }
+        let layout = |enc: &str| {
+            crate::to_linear_layout(&op.attr(enc)?, shape, release, None)
+                .ok()
+                .and_then(crate::Conversion::layout)
+        };
+        match (layout(src), layout(dst)) {
+            (Some(src), Some(dst)) => convert(&src, &dst, 8, release),
+            _ => Ok(()),
+        }
+    }
+}

@@ -181,6 +181,51 @@ impl<'a> AsyncCopy<'a> {
     }
 }
 
+/// The cp.async width of a TTGIR `async_copy_global_to_local`. A dump
+/// carries no axis analysis, so the pointers are taken to be contiguous
+/// along the source layout's fastest dim from a 16-byte-aligned base (see
+/// [`coalesced_contiguity`]). Copies between layouts with no linear layout
+/// here are not checked.
+fn op_copy(
+    op: &crate::finder::op::Op<'_>,
+    release: Release,
+    trace: &mut Trace,
+) -> Result<(), Failure> {
+    use crate::attr::Attr;
+    use crate::{Conversion, to_linear_layout};
+    let (Some((shape, _, reg_enc)), Some((_, ty, buf_enc))) =
+        (op.tensor.as_ref(), op.buffer.as_ref())
+    else {
+        return Ok(());
+    };
+    let (Some(regs), Some(shared)) = (op.attr(reg_enc), op.attr(buf_enc)) else {
+        return Ok(());
+    };
+    let (Attr::Blocked(blocked), Attr::SwizzledShared(swizzled)) = (&regs, &shared) else {
+        return Ok(());
+    };
+    let bits = crate::finder::op::bits_of(ty);
+    let layout = |attr: &Attr, elem_bits| {
+        to_linear_layout(attr, shape, release, elem_bits)
+            .ok()
+            .and_then(Conversion::layout)
+    };
+    let Some(reg_layout) = layout(&regs, None) else {
+        return Ok(());
+    };
+    let shared_layout = layout(&shared, Some(bits));
+    let order0 = blocked.order.first().copied().unwrap_or(0);
+    let c = AsyncCopy::coalesced(
+        &reg_layout,
+        shared_layout.as_ref(),
+        shape,
+        order0,
+        swizzled,
+        bits,
+    );
+    copy(&c, release, trace).map(|_| ())
+}
+
 /// Runs the release's width computation; returns the elements per copy.
 pub(crate) fn copy(c: &AsyncCopy<'_>, release: Release, trace: &mut Trace) -> Result<u64, Failure> {
     let vec = match c.shared {
@@ -395,4 +440,28 @@ fn per_thread_run(regs: &LinearLayout, dim: usize) -> u64 {
         })
         .count();
     1 << steps
+}
+
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        trace: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        match event {
+            super::Event::AsyncCopy(c) => copy(c, release, trace).map(|_| ()),
+            super::Event::Op(op) if op.name == "async_copy_global_to_local" => {
+                op_copy(op, release, trace)
+            }
+            _ => Ok(()),
+        }
+    }
 }

@@ -102,3 +102,29 @@ pub(crate) fn transfer(
         format!("{what}, {how}, moves between CTAs: block bases {from:?} to {to:?}"),
     ))
 }
+
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        _: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        match event {
+            super::Event::CrossCta {
+                what,
+                from,
+                to,
+                from_shared,
+            } => transfer(what, from, to, *from_shared, release),
+            _ => Ok(()),
+        }
+    }
+}

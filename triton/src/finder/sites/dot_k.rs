@@ -90,3 +90,26 @@ pub(crate) fn check(
         format!("a dot has K = {min_k}"),
     ))
 }
+
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        _: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        match event {
+            super::Event::FrontEnd(super::FrontEnd { dot: Some(dot), .. }) => {
+                check(dot.eight_bit, dot.int8, dot.min_k, release)
+            }
+            _ => Ok(()),
+        }
+    }
+}

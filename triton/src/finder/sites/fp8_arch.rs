@@ -51,3 +51,26 @@ pub(crate) fn check(fp8e4nv: bool, cc: u32, release: Release) -> Result<(), Fail
         format!("compute capability {cc} has no fp8e4nv"),
     ))
 }
+
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        _: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        match event {
+            super::Event::FrontEnd(super::FrontEnd { dot: Some(dot), .. }) => {
+                check(dot.fp8e4nv, dot.capability, release)
+            }
+            _ => Ok(()),
+        }
+    }
+}

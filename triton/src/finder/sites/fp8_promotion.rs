@@ -151,3 +151,24 @@ pub(crate) fn promotion(op: &Operand, release: Release, trace: &mut Trace) -> Re
         ),
     ))
 }
+
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        trace: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        match event {
+            super::Event::Fp8Promotion(op) => promotion(op, release, trace),
+            _ => Ok(()),
+        }
+    }
+}

@@ -200,3 +200,30 @@ pub(crate) fn gather(
         None => Ok(()),
     }
 }
+
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        trace: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        match event {
+            super::Event::Gather {
+                rows,
+                src,
+                idx,
+                num_warps,
+                cga,
+            } => gather(*rows, *src, *idx, *num_warps, cga.clone(), release, trace),
+            _ => Ok(()),
+        }
+    }
+}

@@ -43,3 +43,24 @@ pub(crate) fn gather(release: Release) -> Result<(), Failure> {
         None => Ok(()),
     }
 }
+
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        _: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        match event {
+            super::Event::FrontEnd(super::FrontEnd { gather: true, .. }) => gather(release),
+            _ => Ok(()),
+        }
+    }
+}

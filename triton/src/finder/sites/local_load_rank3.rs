@@ -58,3 +58,34 @@ pub(crate) fn local_load(
         None => Ok(()),
     }
 }
+
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        _: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        match event {
+            super::Event::LocalLoad {
+                rank,
+                into_dot_operand,
+            } => local_load(*rank, *into_dot_operand, release),
+            super::Event::Op(op) if op.name == "local_load" && op.buffer.is_some() => {
+                let Some((shape, _, enc)) = op.tensor.as_ref() else {
+                    return Ok(());
+                };
+                let into_dot = matches!(op.attr(enc), Some(crate::attr::Attr::DotOperand(_)));
+                local_load(shape.len(), into_dot, release)
+            }
+            _ => Ok(()),
+        }
+    }
+}

@@ -175,3 +175,33 @@ pub(crate) fn tcgen05_operand_b(cols_bytes: u64, release: Release) -> Result<(),
         ),
     ))
 }
+
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        _: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        match event {
+            super::Event::MmaOperandBuffer {
+                bases,
+                n,
+                instr_n,
+                swizzled,
+                reader,
+            } => operand_b(bases, *n, *instr_n, *swizzled, *reader, release),
+            super::Event::Tcgen05OperandBuffer { cols_bytes } => {
+                tcgen05_operand_b(*cols_bytes, release)
+            }
+            _ => Ok(()),
+        }
+    }
+}

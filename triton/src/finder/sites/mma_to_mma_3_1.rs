@@ -70,6 +70,40 @@ pub(crate) fn scratch_order(
     ))
 }
 
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        _: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        // 3.1's shared-memory allocation of a conversion between two MMA
+        // accumulators, which runs before any lowering.
+        let super::Event::Op(op) = event else {
+            return Ok(());
+        };
+        if op.name != "convert_layout" {
+            return Ok(());
+        }
+        let (Some((_, _, src)), Some(dst)) = (op.tensor.as_ref(), op.result.as_ref()) else {
+            return Ok(());
+        };
+        match (op.attr(src), op.attr(dst)) {
+            (Some(crate::attr::Attr::NvidiaMma(src)), Some(crate::attr::Attr::NvidiaMma(dst))) => {
+                scratch_order(&src, &dst, release)
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

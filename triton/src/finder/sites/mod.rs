@@ -38,50 +38,242 @@ pub(crate) mod unknown_target;
 pub(crate) mod v2_shortcut_3_1;
 pub(crate) mod warp_shuffle_3_3;
 
+use super::decisions::DotShape;
+use super::op::{Op, hopper_mma};
 use super::verdict::Trace;
-use crate::attr::{Attr, NvidiaMma};
+use crate::attr::{Attr, Cga, NvidiaMma};
 use crate::print_attr;
 use crate::{Conversion, ConvertError, Release, to_linear_layout};
 pub use crate::{Entry, Failure, Site};
 use linear_layout::LinearLayout;
 
+/// One step of a release's compile that a site may trip on, as a hub hands
+/// it to the sites: the finder's pattern pipeline (`predict`) names the
+/// steps it models directly; `check-ttgir` hands over every definition and
+/// layout-sensitive op it reads, and each site decides what the op means
+/// for it. A step several sites model (a converted accumulator, a scan) is
+/// modelled once per site, whichever hub reached it.
+pub(crate) enum Event<'a> {
+    /// A `#name = <attr>` definition of a TTGIR module, read as the module
+    /// is parsed, before any op is lowered.
+    Definition(&'a Attr),
+    /// A layout-sensitive op of a TTGIR module.
+    Op(&'a Op<'a>),
+    /// The front end's checks of a kernel's source (`semantic.py`), before
+    /// any layout exists.
+    FrontEnd(&'a FrontEnd),
+    /// CTA planning of a kernel whose `dots` dots are tiled over
+    /// `num_ctas` CTAs.
+    PlanCtas { dots: u64, num_ctas: u64 },
+    /// Choosing the MMA version of the kernel's dots on a GPU of compute
+    /// capability `capability`.
+    ChooseMma { capability: u32 },
+    /// AccelerateMatmul giving a wgmma operand its shared encoding:
+    /// `contiguous` elements of `bits` bits along the buffer's fastest dim.
+    SharedOperand {
+        name: &'a str,
+        contiguous: u64,
+        bits: u64,
+    },
+    /// A Hopper accumulator stored to shared memory (`local_alloc`).
+    AccumulatorStore(&'a stmatrix::Store<'a>),
+    /// A dot's accumulator converted to operand A of an MMA v2 dot;
+    /// `same_attr`: the operand's parent is the source attribute itself.
+    AccumulatorToOperand {
+        p: &'a accumulator_to_v2::PConversion<'a>,
+        same_attr: bool,
+    },
+    /// An fp8 operand of an MMA v2 dot promoted to fp16.
+    Fp8Promotion(&'a fp8_promotion::Operand<'a>),
+    /// A rank-`rank` shared → register load (`local_load`).
+    LocalLoad { rank: usize, into_dot_operand: bool },
+    /// A global → shared copy lowered to cp.async.
+    AsyncCopy(&'a cp_async::AsyncCopy<'a>),
+    /// A dot's operand B in the buffer 3.3 gives tcgen05 operands.
+    Tcgen05OperandB { dot: &'a DotShape, num_warps: u64 },
+    /// A tcgen05 accumulator tiled `tiling` over the CTAs, leaving tensor
+    /// memory.
+    TmemAccumulator { tiling: [u64; 2] },
+    /// tcgen05 reading operand B, whose rows hold `cols_bytes` bytes, from
+    /// a buffer in its producer's CGA.
+    Tcgen05OperandBuffer { cols_bytes: u64 },
+    /// The verifier of a tcgen05 op comparing its operands' CGAs.
+    Tcgen05Verify(&'a tcgen05_cga::Operands<'a>),
+    /// An MMA reading operand B (block bases `bases`) from shared memory.
+    MmaOperandBuffer {
+        bases: &'a [[u64; 2]],
+        n: u64,
+        instr_n: u64,
+        swizzled: bool,
+        reader: mma_operand_cga::Reader,
+    },
+    /// A tcgen05 lhs promoted to tensor memory.
+    TmemLhs {
+        rows: u64,
+        k: u64,
+        split: [u64; 2],
+        block_m: u64,
+    },
+    /// A value moved between two CGAs (block bases `from` → `to`).
+    CrossCta {
+        what: &'a str,
+        from: &'a [[u64; 2]],
+        to: &'a [[u64; 2]],
+        from_shared: bool,
+    },
+    /// A `tt.scan` of an operand.
+    Scan(&'a ScanOperand<'a>),
+    /// A `tl.gather` along dim 1 of a `[rows, src]` source by a `[rows,
+    /// idx]` index tensor.
+    Gather {
+        rows: u64,
+        src: u64,
+        idx: u64,
+        num_warps: u64,
+        cga: Option<Cga>,
+    },
+}
+
+/// What the front end checks of a kernel's source.
+pub(crate) struct FrontEnd {
+    /// The kernel calls `tl.gather`.
+    pub gather: bool,
+    /// Its dots, when it has any.
+    pub dot: Option<FrontEndDot>,
+}
+
+/// What the front end checks of a kernel's dots.
+pub(crate) struct FrontEndDot {
+    /// The operands are fp8e4nv.
+    pub fp8e4nv: bool,
+    /// The target's compute capability.
+    pub capability: u32,
+    /// The operands are 8 bits wide.
+    pub eight_bit: bool,
+    /// The operands are int8.
+    pub int8: bool,
+    /// The smallest K among the dots.
+    pub min_k: u64,
+    /// A dot is handed an int32 accumulator and keeps the default
+    /// `out_dtype`.
+    pub int32_acc: bool,
+}
+
+/// A scan's operand.
+pub(crate) struct ScanOperand<'a> {
+    /// Its linear layout.
+    pub layout: &'a LinearLayout,
+    /// Its shape.
+    pub shape: &'a [u64],
+    /// Distinct tiles along each dim among the CTAs.
+    pub split: &'a [u64],
+    /// The scanned dim.
+    pub axis: usize,
+    /// The target's compute capability, when known.
+    pub capability: Option<u32>,
+}
+
+/// A site's model: what a step of the compile means at this site.
+pub(crate) trait SiteModel: Sync {
+    /// The descriptor of the failures it reports.
+    fn site(&self) -> &'static Site;
+
+    /// The failure `release` meets at this site in `event`, if any; a step
+    /// the site has nothing to do with is `Ok`.
+    fn check(&self, event: &Event<'_>, release: Release, trace: &mut Trace) -> Result<(), Failure>;
+}
+
+/// Every site model, in the order a release meets them within one step:
+/// a module's definitions, the front end, CTA planning, the MMA choice,
+/// then per op its buffer's type and addressing before its lowering, and
+/// within a conversion the scratch buffer (3.1), the layouts, the shuffle
+/// plan, the operand shortcut and the byte permutes. Adding a site is
+/// adding its file and a line here.
+pub(crate) static MODELS: [&dyn SiteModel; 30] = [
+    &cga_spelling::Model,
+    &language_feature::Model,
+    &fp8_arch::Model,
+    &dot_k::Model,
+    &acc_dtype::Model,
+    &plan_cta::Model,
+    &mma_version::Model,
+    &nvmma_memdesc::Model,
+    &shared_tile::Model,
+    &operand_shared::Model,
+    &stmatrix::Model,
+    &mma_to_mma_3_1::Model,
+    &HopperMmaLayout,
+    &warp_shuffle_3_3::Model,
+    &accumulator_to_v2::Model,
+    &v2_shortcut_3_1::Model,
+    &convert_8bit_shuffle::Model,
+    &cp_async::Model,
+    &local_load_rank3::Model,
+    &shared_linear_xor::Model,
+    &fp8_promotion::Model,
+    &tcgen05_operand_3_3::Model,
+    &tmem_lhs_cta::Model,
+    &cross_cta::Model,
+    &mma_operand_cga::Model,
+    &tcgen05_cga::Model,
+    &tmem_cta_3_5::Model,
+    &scan_layout::Model,
+    &unknown_target::Model,
+    &gather_layout::Model,
+];
+
+/// Runs every site's model on `event`: the first failure, in [`MODELS`]'
+/// order.
+pub(crate) fn run(event: &Event<'_>, release: Release, trace: &mut Trace) -> Result<(), Failure> {
+    MODELS
+        .iter()
+        .try_for_each(|model| model.check(event, release, trace))
+}
+
 /// Every site the finder reports, its own and the conversions', sorted by
 /// id.
 pub fn all() -> Vec<&'static Site> {
-    let mut sites: Vec<&'static Site> = vec![
-        &acc_dtype::SITE,
-        &accumulator_to_v2::SITE,
-        &cga_spelling::SITE,
-        &convert_8bit_shuffle::SITE,
-        &cp_async::SITE,
-        &cross_cta::SITE,
-        &dot_k::SITE,
-        &fp8_arch::SITE,
-        &fp8_promotion::SITE,
-        &gather_layout::SITE,
-        &language_feature::SITE,
-        &local_load_rank3::SITE,
-        &mma_operand_cga::SITE,
-        &mma_to_mma_3_1::SITE,
-        &mma_version::SITE,
-        &nvmma_memdesc::SITE,
-        &operand_shared::SITE,
-        &plan_cta::SITE,
-        &scan_layout::SITE,
-        &shared_linear_xor::SITE,
-        &shared_tile::SITE,
-        &stmatrix::SITE,
-        &tcgen05_cga::SITE,
-        &tcgen05_operand_3_3::SITE,
-        &tmem_cta_3_5::SITE,
-        &tmem_lhs_cta::SITE,
-        &unknown_target::SITE,
-        &v2_shortcut_3_1::SITE,
-        &warp_shuffle_3_3::SITE,
-    ];
+    let mut sites: Vec<&'static Site> = MODELS.iter().map(|m| m.site()).collect();
     sites.extend(crate::CONVERSION_SITES);
     sites.sort_by_key(|s| s.id);
+    sites.dedup_by_key(|s| s.id);
     sites
+}
+
+/// Converting to or from a Hopper MMA asks for its linear layout, from 3.2
+/// (3.1 converts through the legacy `ConvertLayoutOpConversion`, which
+/// never does: notes/finder-lowering.md §3; blocked ↔ Hopper MMA converts
+/// with instruction N 8, or one warp, compile on 3.1.0). A failure is the
+/// conversion's own.
+struct HopperMmaLayout;
+
+impl SiteModel for HopperMmaLayout {
+    fn site(&self) -> &'static Site {
+        &crate::NVIDIA_MMA_SITE
+    }
+
+    fn check(&self, event: &Event<'_>, release: Release, trace: &mut Trace) -> Result<(), Failure> {
+        let Event::Op(op) = event else {
+            return Ok(());
+        };
+        if op.name != "convert_layout" || !release.lowers_with_linear_layouts() {
+            return Ok(());
+        }
+        let Some((shape, _, src)) = op.tensor.as_ref() else {
+            return Ok(());
+        };
+        let [rows, cols] = shape[..] else {
+            return Ok(());
+        };
+        let mma = [Some(src.clone()), op.result.clone()]
+            .into_iter()
+            .flatten()
+            .find_map(|name| hopper_mma(op.attr(&name)?));
+        match mma {
+            Some(mma) => mma_layout(&mma.attr(), [rows, cols], release, trace),
+            None => Ok(()),
+        }
+    }
 }
 
 /// The site with this id.

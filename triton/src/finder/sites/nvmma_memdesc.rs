@@ -57,3 +57,31 @@ pub(crate) fn verify(shared: &Attr, alloc_shape: &[u64], release: Release) -> Re
         None => Ok(()),
     }
 }
+
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        _: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        // The buffer's type, as the release verifies it when parsing a module.
+        let super::Event::Op(op) = event else {
+            return Ok(());
+        };
+        let Some((shape, _, enc)) = op.buffer.as_ref() else {
+            return Ok(());
+        };
+        match op.attr(enc) {
+            Some(shared) => verify(&shared, shape, release),
+            None => Ok(()),
+        }
+    }
+}

@@ -71,3 +71,28 @@ pub(crate) fn operand(
         }
     }
 }
+
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        trace: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        match event {
+            super::Event::SharedOperand {
+                name,
+                contiguous,
+                bits,
+            } => operand(name, *contiguous, *bits, release, trace).map(|_| ()),
+            _ => Ok(()),
+        }
+    }
+}

@@ -78,6 +78,27 @@ pub(crate) fn plan(dots: u64, num_ctas: u64, release: Release) -> Result<(), Fai
     }
 }
 
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        _: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        match event {
+            super::Event::PlanCtas { dots, num_ctas } => plan(*dots, *num_ctas, release),
+            _ => Ok(()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

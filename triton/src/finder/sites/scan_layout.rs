@@ -211,3 +211,100 @@ pub(crate) fn scan(
         ),
     ))
 }
+
+/// A `tt.scan` of a TTGIR module, read for the sites that model it.
+pub(crate) struct ScanRead {
+    /// The operand's linear layout.
+    pub layout: LinearLayout,
+    /// Its shape.
+    pub shape: Vec<u64>,
+    /// Distinct tiles along each dim among the CTAs.
+    pub split: Vec<u64>,
+    /// The scanned dim.
+    pub axis: usize,
+}
+
+/// The scan `op` (its first line holds `axis = N`; every operand of a scan
+/// shares one layout, so the first one's, written where the combine region
+/// closes, is the one both sites read). The operand's conversion failing
+/// is the release's failure; an operand with no linear layout is no scan
+/// to check.
+pub(crate) fn read_op(
+    op: &crate::finder::op::Op<'_>,
+    release: Release,
+    trace: &mut crate::finder::verdict::Trace,
+) -> Result<Option<ScanRead>, Failure> {
+    let (Some(axis), Some((shape, _, enc))) = (op.int_attr("axis"), op.tensor.as_ref()) else {
+        return Ok(None);
+    };
+    if axis >= shape.len() {
+        return Ok(None);
+    }
+    let Some(attr) = op.attr(enc) else {
+        return Ok(None);
+    };
+    let what = || "the scan operand".to_string();
+    let Some(layout) = super::converted(&attr, shape, release, None, trace, what)? else {
+        return Ok(None);
+    };
+    let split = cta_split(&attr, &layout, shape.len());
+    Ok(Some(ScanRead {
+        layout,
+        shape: shape.clone(),
+        split,
+        axis,
+    }))
+}
+
+/// Distinct tiles along each dim among CTAs (`getCTASplitNum`): a blocked
+/// operand's CGA split, whatever the shape; for any other layout, as a
+/// linear encoding counts it, its nonzero `block` bases, each for the first
+/// dim it moves.
+fn cta_split(attr: &crate::attr::Attr, l: &LinearLayout, rank: usize) -> Vec<u64> {
+    if let crate::attr::Attr::Blocked(b) = attr {
+        if let Ok(split) = crate::cta_split_num(&b.cga, rank) {
+            return split;
+        }
+    }
+    let mut split = vec![1u64; rank];
+    for (dim, bases) in l.bases() {
+        if dim != Dim::BLOCK {
+            continue;
+        }
+        for b in bases {
+            if let Some(s) = b
+                .iter()
+                .position(|&c| c != 0)
+                .and_then(|d| split.get_mut(d))
+            {
+                *s = s.saturating_mul(2);
+            }
+        }
+    }
+    split
+}
+
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        trace: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        match event {
+            super::Event::Scan(s) => scan(s.layout, s.shape, s.split, s.axis, release),
+            super::Event::Op(op) if op.name == "scan" => match read_op(op, release, trace)? {
+                Some(s) => scan(&s.layout, &s.shape, &s.split, s.axis, release),
+                None => Ok(()),
+            },
+            _ => Ok(()),
+        }
+    }
+}

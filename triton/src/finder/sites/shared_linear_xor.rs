@@ -136,3 +136,46 @@ fn carry(regs: &LinearLayout, shared: &LinearLayout) -> Option<(u64, u64)> {
     }
     (additive & other != 0).then_some((additive, other))
 }
+
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        _: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        // A transfer through a `shared_linear` buffer (checked after every
+        // failure that stops the compile: this one is a miscompile).
+        let super::Event::Op(op) = event else {
+            return Ok(());
+        };
+        if !matches!(op.name, "local_alloc" | "local_store" | "local_load") {
+            return Ok(());
+        }
+        let (Some((shape, ty, buf_enc)), Some((tensor_shape, _, reg_enc))) =
+            (op.buffer.as_ref(), op.tensor.as_ref())
+        else {
+            return Ok(());
+        };
+        if tensor_shape != shape {
+            return Ok(());
+        }
+        match (op.attr(reg_enc), op.attr(buf_enc)) {
+            (Some(regs), Some(shared)) => transfer(
+                &regs,
+                &shared,
+                shape,
+                crate::finder::op::bits_of(ty),
+                release,
+            ),
+            _ => Ok(()),
+        }
+    }
+}

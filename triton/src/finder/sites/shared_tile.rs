@@ -146,3 +146,53 @@ fn leading_offset_width_3_1(s: &SwizzledShared, release: Release) -> Result<(), 
         ),
     ))
 }
+
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        trace: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        // Every transfer between registers and a buffer (an op with a tensor
+        // operand) first builds the buffer's addressing.
+        let super::Event::Op(op) = event else {
+            return Ok(());
+        };
+        let (Some((tensor_shape, _, tensor_enc)), Some((shape, ty, enc))) =
+            (op.tensor.as_ref(), op.buffer.as_ref())
+        else {
+            return Ok(());
+        };
+        let Some(shared) = op.attr(enc) else {
+            return Ok(());
+        };
+        let store = op.name != "local_load";
+        // 3.1 asks for a Hopper accumulator's linear layout to address it
+        // (notes/finder-lowering.md §3).
+        let source_indices = || match (
+            op.attr(tensor_enc).and_then(crate::finder::op::hopper_mma),
+            &tensor_shape[..],
+        ) {
+            (Some(mma), &[rows, cols]) => {
+                super::mma_layout(&mma.attr(), [rows, cols], release, trace)
+            }
+            _ => Ok(()),
+        };
+        transfer(
+            &shared,
+            shape,
+            crate::finder::op::bits_of(ty),
+            store,
+            release,
+            source_indices,
+        )
+    }
+}

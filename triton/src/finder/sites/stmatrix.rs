@@ -272,3 +272,48 @@ impl RenameOut for LinearLayout {
         self.reshape_outs(&[(to, size)])
     }
 }
+
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        trace: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        match event {
+            super::Event::AccumulatorStore(s) => store(s, release, trace),
+            super::Event::Op(op) if matches!(op.name, "local_alloc" | "local_store") => {
+                // A Hopper accumulator stored into shared memory.
+                use crate::finder::op::{bits_of, hopper_mma, swizzle_of};
+                let Some((shape, ty, enc)) = op.tensor.as_ref() else {
+                    return Ok(());
+                };
+                let (Some(mma), Some(shared)) = (
+                    op.attr(enc).and_then(hopper_mma),
+                    op.buffer.as_ref().and_then(|b| op.attr(&b.2)),
+                ) else {
+                    return Ok(());
+                };
+                let [rows, cols] = shape[..] else {
+                    return Ok(());
+                };
+                let s = Store {
+                    mma: &mma,
+                    rows,
+                    cols,
+                    bits: bits_of(ty),
+                    swizzle: swizzle_of(&shared).unwrap_or(0),
+                };
+                store(&s, release, trace)
+            }
+            _ => Ok(()),
+        }
+    }
+}

@@ -104,3 +104,24 @@ pub(crate) fn verify_op(ops: &Operands<'_>, release: Release) -> Result<(), Fail
     }
     Ok(())
 }
+
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        _: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        match event {
+            super::Event::Tcgen05Verify(ops) => verify_op(ops, release),
+            _ => Ok(()),
+        }
+    }
+}

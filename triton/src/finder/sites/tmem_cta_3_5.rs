@@ -59,3 +59,24 @@ pub(crate) fn accumulator(tiling: [u64; 2], release: Release) -> Result<(), Fail
         ),
     ))
 }
+
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        _: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        match event {
+            super::Event::TmemAccumulator { tiling } => accumulator(*tiling, release),
+            _ => Ok(()),
+        }
+    }
+}

@@ -85,3 +85,29 @@ pub(crate) fn promote(
         ),
     ))
 }
+
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        _: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        match event {
+            super::Event::TmemLhs {
+                rows,
+                k,
+                split,
+                block_m,
+            } => promote(*rows, *k, *split, *block_m, release),
+            _ => Ok(()),
+        }
+    }
+}

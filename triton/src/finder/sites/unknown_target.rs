@@ -100,3 +100,38 @@ pub(crate) fn scan(
         ),
     ))
 }
+
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        trace: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        match event {
+            super::Event::Scan(super::ScanOperand {
+                layout,
+                axis,
+                capability: Some(capability),
+                ..
+            }) => scan(layout, *axis, *capability, release),
+            super::Event::Op(op) if op.name == "scan" => {
+                let Some(capability) = op.module.capability else {
+                    return Ok(());
+                };
+                match super::scan_layout::read_op(op, release, trace)? {
+                    Some(s) => scan(&s.layout, s.axis, capability, release),
+                    None => Ok(()),
+                }
+            }
+            _ => Ok(()),
+        }
+    }
+}

@@ -115,6 +115,36 @@ pub(crate) fn convert_p(
     ))
 }
 
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        trace: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        match event {
+            super::Event::AccumulatorToOperand { p, same_attr: true } => {
+                convert_p(p, release, trace)
+            }
+            // 3.1's `isMmaToDotShortcut` compares the operand's parent with
+            // the source attribute as a whole, not just the fields `Mma`
+            // keeps.
+            super::Event::Op(op) => match super::accumulator_to_v2::OpConversion::read(op) {
+                Some(c) if c.same_attr => convert_p(&c.p(), release, trace),
+                _ => Ok(()),
+            },
+            _ => Ok(()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -229,6 +229,41 @@ fn rebuilt_without_zero_lanes(
     })
 }
 
+/// This site's model, registered in [`super::MODELS`].
+pub(crate) struct Model;
+
+impl super::SiteModel for Model {
+    fn site(&self) -> &'static Site {
+        &SITE
+    }
+
+    fn check(
+        &self,
+        event: &super::Event<'_>,
+        release: Release,
+        trace: &mut crate::finder::verdict::Trace,
+    ) -> std::result::Result<(), Failure> {
+        // 3.3 asks every conversion across lanes for a warp-shuffle plan.
+        let super::Event::Op(op) = event else {
+            return Ok(());
+        };
+        if op.name != "convert_layout" || !SITE.fails_in(release) {
+            return Ok(());
+        }
+        let (Some((shape, _, src)), Some(dst)) = (op.tensor.as_ref(), op.result.as_ref()) else {
+            return Ok(());
+        };
+        let mut layout = |enc: &str| match op.attr(enc) {
+            Some(attr) => super::converted(&attr, shape, release, None, trace, String::new),
+            None => Ok(None),
+        };
+        match (layout(src)?, layout(dst)?) {
+            (Some(src), Some(dst)) => plan(&src, &dst, release),
+            _ => Ok(()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,158 @@
+//! A TTGIR op as the site models read it.
+//!
+//! `check-ttgir` reads a module line by line; every layout-sensitive op it
+//! finds becomes an [`Op`]: its name, the types written on it (shape,
+//! element type, encoding) and the module's definitions to resolve
+//! `#alias` encodings with. Each site's model decides from these what the
+//! release's lowering of the op does ([`super::sites::Event::Op`]); the
+//! reader knows no site.
+
+use super::decisions::Mma;
+use crate::attr::Attr;
+use crate::{Defs, parse_attr};
+
+/// A value's type as written on an op: shape, element type, encoding (an
+/// alias such as `#blocked1`, or an attribute written inline).
+pub(crate) type Typed = (Vec<u64>, String, String);
+
+/// What the module says of itself (its `module attributes {…}`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Module {
+    /// The compute capability of `target = "cuda:NN"` (`ttg.target`,
+    /// `triton_gpu.target` up to 3.2). Triton prints it on every module it
+    /// writes.
+    pub capability: Option<u32>,
+}
+
+impl Module {
+    /// Reads the module attributes of `text`.
+    pub(crate) fn read(text: &str) -> Module {
+        Module {
+            capability: capability(text),
+        }
+    }
+}
+
+/// The compute capability in the module's `target = "cuda:NN"` attribute.
+fn capability(text: &str) -> Option<u32> {
+    let at = text.find(".target = \"cuda:")? + ".target = \"cuda:".len();
+    leading_number(&text[at..])
+}
+
+/// The decimal number at the start of `s`.
+fn leading_number<T: std::str::FromStr>(s: &str) -> Option<T> {
+    let digits: String = s.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// One layout-sensitive op of a module.
+pub(crate) struct Op<'a> {
+    /// The op, as spelled after the dialect prefix (`local_alloc`,
+    /// `convert_layout`, `scan`, …).
+    pub name: &'static str,
+    /// The op's first line.
+    pub line: &'a str,
+    /// The first `tensor<...>` on the line (a scan's: its first operand's,
+    /// from the line that closes its region).
+    pub tensor: Option<Typed>,
+    /// The buffer: the first `memdesc<...>`, or an async copy's `-> <...>`.
+    pub buffer: Option<Typed>,
+    /// The result's encoding, when the op yields a tensor (`-> tensor<...>`,
+    /// a conversion's destination).
+    pub result: Option<String>,
+    /// The module's `#alias` definitions.
+    pub defs: &'a Defs,
+    /// The module's own attributes.
+    pub module: &'a Module,
+}
+
+impl Op<'_> {
+    /// The attribute named `name` (an alias or inline text), if the release
+    /// reads it.
+    pub(crate) fn attr(&self, name: &str) -> Option<Attr> {
+        parse_attr(name, self.defs).ok()
+    }
+
+    /// The integer attribute `key = N` written on the op's first line
+    /// (`axis = 0`).
+    pub(crate) fn int_attr(&self, key: &str) -> Option<usize> {
+        let pattern = format!("{key} = ");
+        let at = self.line.find(&pattern)? + pattern.len();
+        leading_number(&self.line[at..])
+    }
+}
+
+/// `AxBxT` → (shape, element type).
+fn split_type(s: &str) -> Option<(Vec<u64>, String)> {
+    let mut parts: Vec<&str> = s.split('x').collect();
+    let ty = parts.pop()?.trim().to_string();
+    let shape = parts
+        .iter()
+        .map(|p| p.trim().parse().ok())
+        .collect::<Option<Vec<u64>>>()?;
+    Some((shape, ty))
+}
+
+/// The `(shape, type, encoding)` of the first `tensor<...>` / `memdesc<...>`
+/// after `opener` in `line`.
+pub(crate) fn typed(line: &str, opener: &str) -> Option<Typed> {
+    let at = line.find(opener)? + opener.len();
+    let body = &line[at..];
+    let comma = body.find(", #")?;
+    let (shape, ty) = split_type(&body[..comma])?;
+    Some((shape, ty, attribute_text(&body[comma + 2..])))
+}
+
+/// The attribute at the start of `s`: its alias name, or its whole inline
+/// text up to the matching `>`.
+fn attribute_text(s: &str) -> String {
+    let name_len = s
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '#' | '.')))
+        .unwrap_or(s.len());
+    let (name, rest) = s.split_at(name_len);
+    if !name.contains('.') || !rest.starts_with('<') {
+        return name.to_string();
+    }
+    let mut depth = 0usize;
+    for (i, ch) in s.char_indices().skip(name_len) {
+        match ch {
+            '<' => depth += 1,
+            '>' => {
+                depth -= 1;
+                if depth == 0 {
+                    return s[..=i].to_string();
+                }
+            }
+            _ => {}
+        }
+    }
+    s.to_string()
+}
+
+/// The width in bits of an element type (`f16` → 16, `f8E4M3FN` → 8); 32
+/// where none is written.
+pub(crate) fn bits_of(ty: &str) -> u64 {
+    let digits: String = ty
+        .chars()
+        .skip_while(|c| !c.is_ascii_digit())
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    digits.parse().unwrap_or(32)
+}
+
+/// The swizzle bytes of a shared attribute used for wgmma operands.
+pub(crate) fn swizzle_of(attr: &Attr) -> Option<u64> {
+    match attr {
+        Attr::SwizzledShared(s) if s.has_leading_offset == Some(true) => s.swizzle_bytes(),
+        Attr::NvmmaShared(n) => Some(n.swizzling_byte_width),
+        _ => None,
+    }
+}
+
+/// A well-formed Hopper MMA attribute (see [`Mma::from_hopper_attr`]).
+pub(crate) fn hopper_mma(attr: Attr) -> Option<Mma> {
+    match attr {
+        Attr::NvidiaMma(m) => Mma::from_hopper_attr(&m),
+        _ => None,
+    }
+}
