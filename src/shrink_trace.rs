@@ -113,7 +113,7 @@ impl Shrinker {
         &self,
         input: &crate::fuzzing::Input,
     ) -> Result<Option<(Value, String)>, String> {
-        use crate::reference::Outcome;
+        use crate::reference::StepOutput;
         use std::panic::AssertUnwindSafe;
         let mut found = None;
         let run = catch_unwind(AssertUnwindSafe(|| {
@@ -127,7 +127,7 @@ impl Shrinker {
                     // The run goes on with the step's own result. (Through
                     // this crate's `eval` the step just ran without a panic;
                     // a custom evaluator's verdict says nothing about it.)
-                    _ => Ok(step.run().ok().and_then(Outcome::into_layout)),
+                    _ => Ok(step.run().ok().and_then(StepOutput::into_layout)),
                 }
             })
         }));

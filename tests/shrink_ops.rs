@@ -6,7 +6,7 @@
 use arbitrary::{Arbitrary, Unstructured};
 use linear_layout::eval::{EvalError, WRONG_RESULT, eval, request, step_of};
 use linear_layout::fuzzing::{DimSource, Input, Op, Spec, run, run_with};
-use linear_layout::reference::{Outcome, Step};
+use linear_layout::reference::{Step, StepOutput};
 use linear_layout::shrink_trace::{Shrinker, as_rust_test};
 use linear_layout::utils::zeros_like;
 use serde_json::Value;
@@ -40,7 +40,7 @@ fn steps(input: &Input) -> Vec<Step> {
     let mut all = Vec::new();
     run_with(input, |s| {
         all.push(s.clone());
-        Ok::<_, ()>(s.run().ok().and_then(Outcome::into_layout))
+        Ok::<_, ()>(s.run().ok().and_then(StepOutput::into_layout))
     })
     .unwrap();
     all
@@ -109,7 +109,7 @@ fn eval_with_broken_compose(req: &Value) -> Result<Value, EvalError> {
     if req["op"] == "compose" && req["check"] == true {
         let step = step_of(req)?.expect("compose is a step");
         let outcome = step.run().map(|o| match o {
-            Outcome::Layout(l) => Outcome::Layout(zeros_like(&l).unwrap()),
+            StepOutput::Layout(l) => StepOutput::Layout(zeros_like(&l).unwrap()),
             other => other,
         });
         step.check(&outcome)?;

@@ -1,11 +1,11 @@
 //! The requests that are [`Step`]s: parsing them, writing them back, and
-//! answering with an [`Outcome`].
+//! answering with an [`StepOutput`].
 
 use super::{Args, EvalError, layout_value};
 use crate::dim::{Dim, dim};
 use crate::error::LayoutError;
 use crate::layout::LinearLayout;
-use crate::reference::{Outcome, Step};
+use crate::reference::{Step, StepOutput};
 use serde_json::{Map, Value, json};
 
 /// The step a request asks for; `None` for an operation that is not a
@@ -215,13 +215,13 @@ pub fn request(step: &Step, check: bool) -> Value {
 }
 
 /// The `ok` value of an outcome.
-pub(super) fn outcome_value(outcome: Outcome) -> Value {
+pub(super) fn outcome_value(outcome: StepOutput) -> Value {
     let maybe = |l: Option<LinearLayout>| l.map_or(Value::Null, |l| layout_value(&l));
     match outcome {
-        Outcome::Layout(l) => layout_value(&l),
-        Outcome::Maybe(l) => maybe(l),
-        Outcome::Bool(b) => json!(b),
-        Outcome::Divided {
+        StepOutput::Layout(l) => layout_value(&l),
+        StepOutput::Maybe(l) => maybe(l),
+        StepOutput::Bool(b) => json!(b),
+        StepOutput::Divided {
             product,
             left,
             right,

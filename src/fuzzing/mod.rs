@@ -7,7 +7,7 @@
 //! `from_bases` step) against the current layout, runs each step, and
 //! checks it with [`Step::check`]: the brute-force references of
 //! [`reference`](crate::reference). The fuzz target panics on the first
-//! [`Failure`]; `linear-layout shrink-trace` reads a crashing input back,
+//! [`BrokenLaw`]; `linear-layout shrink-trace` reads a crashing input back,
 //! finds the failing step and shrinks it as an `eval` request.
 //!
 //! The types are the fuzz target's wire format: `arbitrary` decodes fields
@@ -26,7 +26,7 @@
 mod concretize;
 
 use crate::layout::LinearLayout;
-use crate::reference::{Outcome, Step, Violation};
+use crate::reference::{Step, StepOutput, Violation};
 use arbitrary::{Arbitrary, Unstructured};
 
 /// At most this many operations of an [`Input`] run.
@@ -173,7 +173,7 @@ impl Input {
 /// The first step of a run that broke a law.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{violation}\n  as an eval request: {}", crate::eval::request(.step, true))]
-pub struct Failure {
+pub struct BrokenLaw {
     /// The step, with its concrete operands.
     pub step: Step,
     /// What it broke.
@@ -184,14 +184,14 @@ pub struct Failure {
 pub fn check_step(step: &Step) -> Result<Option<LinearLayout>, Violation> {
     let outcome = step.run();
     step.check(&outcome)?;
-    Ok(outcome.ok().and_then(Outcome::into_layout))
+    Ok(outcome.ok().and_then(StepOutput::into_layout))
 }
 
 /// Runs `input`, checking every step; the first failure.
-pub fn run(input: &Input) -> Result<(), Box<Failure>> {
+pub fn run(input: &Input) -> Result<(), Box<BrokenLaw>> {
     run_with(input, |step| {
         check_step(step).map_err(|violation| {
-            Box::new(Failure {
+            Box::new(BrokenLaw {
                 step: step.clone(),
                 violation,
             })

@@ -54,7 +54,7 @@ pub use laws::{
     is_trivial_over, product, remove_zero_bases, rename_in, reshape_ins, reshape_outs, resize_out,
     restriction, same_values, square_sublayout_is_identity, sublayout_is_zero,
 };
-pub use step::{Outcome, Step};
+pub use step::{Step, StepOutput};
 
 /// Layouts with at most this many input bits (output bits, for inverses)
 /// are compared input by input; bigger ones skip that part of a check.

@@ -143,7 +143,7 @@ pub enum Step {
 /// What a step returns when it succeeds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[allow(clippy::large_enum_variant)] // one short-lived value per step
-pub enum Outcome {
+pub enum StepOutput {
     /// A layout.
     Layout(LinearLayout),
     /// A layout or none (`divide_left`, `divide_right`, `quotient`).
@@ -161,14 +161,14 @@ pub enum Outcome {
     },
 }
 
-impl Outcome {
+impl StepOutput {
     /// The layout a run continues with: the result, the quotient, or (for
     /// [`Step::ProductThenDivide`]) the right quotient; none for queries.
     pub fn into_layout(self) -> Option<LinearLayout> {
         match self {
-            Outcome::Layout(l) => Some(l),
-            Outcome::Maybe(l) | Outcome::Divided { right: l, .. } => l,
-            Outcome::Bool(_) => None,
+            StepOutput::Layout(l) => Some(l),
+            StepOutput::Maybe(l) | StepOutput::Divided { right: l, .. } => l,
+            StepOutput::Bool(_) => None,
         }
     }
 }
@@ -216,8 +216,8 @@ impl Step {
     }
 
     /// Runs the operation.
-    pub fn run(&self) -> Result<Outcome, LayoutError> {
-        use Outcome::{Bool, Layout, Maybe};
+    pub fn run(&self) -> Result<StepOutput, LayoutError> {
+        use StepOutput::{Bool, Layout, Maybe};
         Ok(match self {
             Step::FromBases {
                 bases,
@@ -248,7 +248,7 @@ impl Step {
                 let product = a.product(b)?;
                 let left = product.divide_left(a)?;
                 let right = product.divide_right(b)?;
-                Outcome::Divided {
+                StepOutput::Divided {
                     product,
                     left,
                     right,
@@ -274,7 +274,7 @@ impl Step {
     /// it returned, and, where the operands meet the operation's documented
     /// preconditions, that it did not fail. A failure outside those
     /// preconditions is fine. Violations are named after [`op`](Self::op).
-    pub fn check(&self, outcome: &Result<Outcome, LayoutError>) -> Result<(), Violation> {
+    pub fn check(&self, outcome: &Result<StepOutput, LayoutError>) -> Result<(), Violation> {
         self.check_laws(outcome).map_err(|v| v.in_op(self.op()))
     }
 
@@ -337,7 +337,7 @@ impl Step {
         })
     }
 
-    fn check_laws(&self, outcome: &Result<Outcome, LayoutError>) -> Result<(), Violation> {
+    fn check_laws(&self, outcome: &Result<StepOutput, LayoutError>) -> Result<(), Violation> {
         let ctx = Ctx { op: self.op() };
         // Computed only where an answer depends on it: for some steps it
         // reruns part of the operation.
@@ -359,7 +359,7 @@ impl Step {
         match (self, value) {
             (
                 Step::ProductThenDivide { a, b },
-                Outcome::Divided {
+                StepOutput::Divided {
                     product,
                     left,
                     right,
@@ -381,42 +381,44 @@ impl Step {
                 laws::divide_right(product, b, right)?;
                 Ok(())
             }
-            (_, Outcome::Layout(r)) => {
+            (_, StepOutput::Layout(r)) => {
                 self.check_layout(ctx, r)?;
                 invariants(r)
             }
-            (_, Outcome::Maybe(Some(c))) => {
+            (_, StepOutput::Maybe(Some(c))) => {
                 // The quotient's own invariants first, as a factorization
                 // check multiplies it.
                 invariants(c)?;
                 self.check_layout(ctx, c)
             }
-            (_, Outcome::Maybe(None)) => Ok(()),
+            (_, StepOutput::Maybe(None)) => Ok(()),
             // A query answered: its operand's invariants, then its law when
             // the dims are the operand's own.
-            (Step::SublayoutIsZero { a, ins, outs }, &Outcome::Bool(z)) => {
+            (Step::SublayoutIsZero { a, ins, outs }, &StepOutput::Bool(z)) => {
                 invariants(a)?;
                 if must() == Some(true) {
                     laws::sublayout_is_zero(a, ins, outs, z)?;
                 }
                 Ok(())
             }
-            (Step::SquareSublayoutIsIdentity { a, dims }, &Outcome::Bool(id)) => {
+            (Step::SquareSublayoutIsIdentity { a, dims }, &StepOutput::Bool(id)) => {
                 invariants(a)?;
                 if must() == Some(true) {
                     laws::square_sublayout_is_identity(a, dims, id)?;
                 }
                 Ok(())
             }
-            (Step::IsTrivialOver { a, dims }, &Outcome::Bool(t)) => {
+            (Step::IsTrivialOver { a, dims }, &StepOutput::Bool(t)) => {
                 invariants(a)?;
                 if must() == Some(true) {
                     laws::is_trivial_over(a, dims, t)?;
                 }
                 Ok(())
             }
-            (_, Outcome::Bool(_)) => Ok(()),
-            (_, Outcome::Divided { .. }) => Err(ctx.fail(Law::Dims, "a product and two quotients")),
+            (_, StepOutput::Bool(_)) => Ok(()),
+            (_, StepOutput::Divided { .. }) => {
+                Err(ctx.fail(Law::Dims, "a product and two quotients"))
+            }
         }
     }
 

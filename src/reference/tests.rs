@@ -222,7 +222,7 @@ fn queries() -> R {
     };
     assert_eq!(step.check(&step.run()), Ok(()));
     assert_eq!(
-        step.check(&Ok(Outcome::Bool(false))).map_err(|v| v.law),
+        step.check(&Ok(StepOutput::Bool(false))).map_err(|v| v.law),
         Err(Law::Values)
     );
     Ok(())
@@ -244,7 +244,7 @@ fn steps_check_their_domain() -> R {
 
     let not_bijective = lay(&[("lane", &[&[1], &[0]])], &[("dim0", 2)]);
     let step = Step::Invert { a: not_bijective };
-    let accepted = Ok(Outcome::Layout(swizzle()));
+    let accepted = Ok(StepOutput::Layout(swizzle()));
     assert_eq!(law(step.check(&accepted)), Law::Domain);
 
     let small = LinearLayout::identity_1d(2, dim("lane"), dim("dim0"))?;
@@ -252,10 +252,10 @@ fn steps_check_their_domain() -> R {
         a: small.clone(),
         b: small.clone(),
     };
-    let Ok(Outcome::Divided { product, right, .. }) = step.run() else {
+    let Ok(StepOutput::Divided { product, right, .. }) = step.run() else {
         panic!("product_then_divide of identities");
     };
-    let no_left = Ok(Outcome::Divided {
+    let no_left = Ok(StepOutput::Divided {
         product,
         left: None,
         right,

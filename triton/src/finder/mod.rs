@@ -32,7 +32,7 @@ pub(crate) mod verdict;
 pub use crate::{Ending, Entry, Failure, Site, SiteKind};
 pub use config::{Arch, Config, ConfigError, Dtype, Pattern, Variant};
 pub use predict::{predict, predict_traced};
-pub use verdict::{Prediction, Step, Verdict};
+pub use verdict::{LoweringStep, Prediction, Verdict};
 
 /// Every failure site the finder reports (its own and the conversions'),
 /// sorted by id.

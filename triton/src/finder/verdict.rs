@@ -10,7 +10,7 @@ pub use crate::Verdict;
 /// One step of the modelled lowering: what Triton computes, and the layout
 /// (Triton's text) where there is one.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize)]
-pub struct Step {
+pub struct LoweringStep {
     /// What happens, in words.
     pub what: String,
     /// The layout involved, as Triton's `toString` prints it.
@@ -18,10 +18,10 @@ pub struct Step {
     pub layout: Option<String>,
 }
 
-impl Step {
+impl LoweringStep {
     /// A step without a layout.
     pub fn note(what: impl Into<String>) -> Self {
-        Step {
+        LoweringStep {
             what: what.into(),
             layout: None,
         }
@@ -29,7 +29,7 @@ impl Step {
 
     /// A step with the layout it produced.
     pub fn with(what: impl Into<String>, layout: &linear_layout::LinearLayout) -> Self {
-        Step {
+        LoweringStep {
             what: what.into(),
             layout: Some(layout.to_string()),
         }
@@ -44,12 +44,12 @@ pub struct Prediction {
     /// Where and how it fails, for a verdict other than `ok`.
     pub failure: Option<Failure>,
     /// The chain of decisions and layouts that led there.
-    pub steps: Vec<Step>,
+    pub steps: Vec<LoweringStep>,
 }
 
 impl Prediction {
     /// A successful compile.
-    pub fn ok(steps: Vec<Step>) -> Self {
+    pub fn ok(steps: Vec<LoweringStep>) -> Self {
         Prediction {
             verdict: Verdict::Ok,
             failure: None,
@@ -58,7 +58,7 @@ impl Prediction {
     }
 
     /// A failure of a compile from source.
-    pub fn fail(failure: Failure, steps: Vec<Step>) -> Self {
+    pub fn fail(failure: Failure, steps: Vec<LoweringStep>) -> Self {
         Prediction {
             verdict: failure.verdict(Entry::Source),
             failure: Some(failure),
@@ -104,7 +104,7 @@ impl Serialize for Prediction {
 /// configurations and only renders the few it reports.
 #[derive(Default)]
 pub struct Trace {
-    steps: Vec<Step>,
+    steps: Vec<LoweringStep>,
     on: bool,
 }
 
@@ -120,19 +120,19 @@ impl Trace {
     /// Records a note.
     pub fn note(&mut self, what: impl FnOnce() -> String) {
         if self.on {
-            self.steps.push(Step::note(what()));
+            self.steps.push(LoweringStep::note(what()));
         }
     }
 
     /// Records a layout.
     pub fn layout(&mut self, what: impl FnOnce() -> String, layout: &linear_layout::LinearLayout) {
         if self.on {
-            self.steps.push(Step::with(what(), layout));
+            self.steps.push(LoweringStep::with(what(), layout));
         }
     }
 
     /// The recorded steps.
-    pub fn into_steps(self) -> Vec<Step> {
+    pub fn into_steps(self) -> Vec<LoweringStep> {
         self.steps
     }
 }
