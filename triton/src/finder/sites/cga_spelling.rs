@@ -96,6 +96,10 @@ impl super::SiteModel for Model {
         &SITE
     }
 
+    fn events(&self) -> &'static [super::EventKind] {
+        &[super::EventKind::Definition]
+    }
+
     fn check(
         &self,
         event: &super::Event<'_>,

@@ -272,6 +272,10 @@ impl super::SiteModel for Model {
         &SITE
     }
 
+    fn events(&self) -> &'static [super::EventKind] {
+        &[super::EventKind::Op]
+    }
+
     fn check(
         &self,
         event: &super::Event<'_>,

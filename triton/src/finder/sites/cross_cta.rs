@@ -111,6 +111,10 @@ impl super::SiteModel for Model {
         &SITE
     }
 
+    fn events(&self) -> &'static [super::EventKind] {
+        &[super::EventKind::CrossCta]
+    }
+
     fn check(
         &self,
         event: &super::Event<'_>,

@@ -99,6 +99,10 @@ impl super::SiteModel for Model {
         &SITE
     }
 
+    fn events(&self) -> &'static [super::EventKind] {
+        &[super::EventKind::FrontEnd]
+    }
+
     fn check(
         &self,
         event: &super::Event<'_>,

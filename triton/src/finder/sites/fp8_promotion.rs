@@ -160,6 +160,10 @@ impl super::SiteModel for Model {
         &SITE
     }
 
+    fn events(&self) -> &'static [super::EventKind] {
+        &[super::EventKind::Fp8Promotion]
+    }
+
     fn check(
         &self,
         event: &super::Event<'_>,

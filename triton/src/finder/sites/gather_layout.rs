@@ -209,6 +209,10 @@ impl super::SiteModel for Model {
         &SITE
     }
 
+    fn events(&self) -> &'static [super::EventKind] {
+        &[super::EventKind::Gather]
+    }
+
     fn check(
         &self,
         event: &super::Event<'_>,

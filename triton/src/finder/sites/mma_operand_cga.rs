@@ -184,6 +184,13 @@ impl super::SiteModel for Model {
         &SITE
     }
 
+    fn events(&self) -> &'static [super::EventKind] {
+        &[
+            super::EventKind::MmaOperandBuffer,
+            super::EventKind::Tcgen05OperandBuffer,
+        ]
+    }
+
     fn check(
         &self,
         event: &super::Event<'_>,

@@ -63,6 +63,10 @@ impl super::SiteModel for Model {
         &SITE
     }
 
+    fn events(&self) -> &'static [super::EventKind] {
+        &[super::EventKind::ChooseMma]
+    }
+
     fn check(
         &self,
         event: &super::Event<'_>,

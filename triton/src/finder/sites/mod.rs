@@ -46,6 +46,7 @@ use crate::print_attr;
 use crate::{Conversion, ConvertError, Release, to_linear_layout};
 pub use crate::{Entry, Failure, Site};
 use linear_layout::LinearLayout;
+use std::sync::OnceLock;
 
 /// One step of a release's compile that a site may trip on, as a hub hands
 /// it to the sites: the finder's pattern pipeline (`predict`) names the
@@ -134,6 +135,105 @@ pub(crate) enum Event<'a> {
     },
 }
 
+/// The kinds of [`Event`], for a site to say which steps it models.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum EventKind {
+    /// [`Event::Definition`].
+    Definition,
+    /// [`Event::Op`].
+    Op,
+    /// [`Event::FrontEnd`].
+    FrontEnd,
+    /// [`Event::PlanCtas`].
+    PlanCtas,
+    /// [`Event::ChooseMma`].
+    ChooseMma,
+    /// [`Event::SharedOperand`].
+    SharedOperand,
+    /// [`Event::AccumulatorStore`].
+    AccumulatorStore,
+    /// [`Event::AccumulatorToOperand`].
+    AccumulatorToOperand,
+    /// [`Event::Fp8Promotion`].
+    Fp8Promotion,
+    /// [`Event::LocalLoad`].
+    LocalLoad,
+    /// [`Event::AsyncCopy`].
+    AsyncCopy,
+    /// [`Event::Tcgen05OperandB`].
+    Tcgen05OperandB,
+    /// [`Event::TmemAccumulator`].
+    TmemAccumulator,
+    /// [`Event::Tcgen05OperandBuffer`].
+    Tcgen05OperandBuffer,
+    /// [`Event::Tcgen05Verify`].
+    Tcgen05Verify,
+    /// [`Event::MmaOperandBuffer`].
+    MmaOperandBuffer,
+    /// [`Event::TmemLhs`].
+    TmemLhs,
+    /// [`Event::CrossCta`].
+    CrossCta,
+    /// [`Event::Scan`].
+    Scan,
+    /// [`Event::Gather`].
+    Gather,
+}
+
+impl EventKind {
+    /// Every kind, in [`Event`]'s order.
+    const ALL: [EventKind; 20] = [
+        EventKind::Definition,
+        EventKind::Op,
+        EventKind::FrontEnd,
+        EventKind::PlanCtas,
+        EventKind::ChooseMma,
+        EventKind::SharedOperand,
+        EventKind::AccumulatorStore,
+        EventKind::AccumulatorToOperand,
+        EventKind::Fp8Promotion,
+        EventKind::LocalLoad,
+        EventKind::AsyncCopy,
+        EventKind::Tcgen05OperandB,
+        EventKind::TmemAccumulator,
+        EventKind::Tcgen05OperandBuffer,
+        EventKind::Tcgen05Verify,
+        EventKind::MmaOperandBuffer,
+        EventKind::TmemLhs,
+        EventKind::CrossCta,
+        EventKind::Scan,
+        EventKind::Gather,
+    ];
+}
+
+impl Event<'_> {
+    /// This event's kind.
+    fn kind(&self) -> EventKind {
+        match self {
+            Event::Definition(..) => EventKind::Definition,
+            Event::Op(..) => EventKind::Op,
+            Event::FrontEnd(..) => EventKind::FrontEnd,
+            Event::PlanCtas { .. } => EventKind::PlanCtas,
+            Event::ChooseMma { .. } => EventKind::ChooseMma,
+            Event::SharedOperand { .. } => EventKind::SharedOperand,
+            Event::AccumulatorStore(..) => EventKind::AccumulatorStore,
+            Event::AccumulatorToOperand { .. } => EventKind::AccumulatorToOperand,
+            Event::Fp8Promotion(..) => EventKind::Fp8Promotion,
+            Event::LocalLoad { .. } => EventKind::LocalLoad,
+            Event::AsyncCopy(..) => EventKind::AsyncCopy,
+            Event::Tcgen05OperandB { .. } => EventKind::Tcgen05OperandB,
+            Event::TmemAccumulator { .. } => EventKind::TmemAccumulator,
+            Event::Tcgen05OperandBuffer { .. } => EventKind::Tcgen05OperandBuffer,
+            Event::Tcgen05Verify(..) => EventKind::Tcgen05Verify,
+            Event::MmaOperandBuffer { .. } => EventKind::MmaOperandBuffer,
+            Event::TmemLhs { .. } => EventKind::TmemLhs,
+            Event::CrossCta { .. } => EventKind::CrossCta,
+            Event::Scan(..) => EventKind::Scan,
+            Event::Gather { .. } => EventKind::Gather,
+        }
+    }
+}
+
 /// What the front end checks of a kernel's source.
 pub(crate) struct FrontEnd {
     /// The kernel calls `tl.gather`.
@@ -177,6 +277,9 @@ pub(crate) struct ScanOperand<'a> {
 pub(crate) trait SiteModel: Sync {
     /// The descriptor of the failures it reports.
     fn site(&self) -> &'static Site;
+
+    /// The kinds of step it models; [`run`] hands it no other.
+    fn events(&self) -> &'static [EventKind];
 
     /// The failure `release` meets at this site in `event`, if any; a step
     /// the site has nothing to do with is `Ok`.
@@ -222,12 +325,31 @@ pub(crate) static MODELS: [&dyn SiteModel; 30] = [
     &gather_layout::Model,
 ];
 
-/// Runs every site's model on `event`: the first failure, in [`MODELS`]'
-/// order.
+/// Runs every site's model of `event`'s kind on it: the first failure, in
+/// [`MODELS`]' order.
 pub(crate) fn run(event: &Event<'_>, release: Release, trace: &mut Trace) -> Result<(), Failure> {
-    MODELS
+    models_of(event.kind())
         .iter()
         .try_for_each(|model| model.check(event, release, trace))
+}
+
+/// The models of each kind of event, in [`MODELS`]' order (a search runs
+/// millions of events; each goes to the few sites that model its kind).
+fn models_of(kind: EventKind) -> &'static [&'static dyn SiteModel] {
+    static BY_KIND: OnceLock<Vec<Vec<&'static dyn SiteModel>>> = OnceLock::new();
+    let by_kind = BY_KIND.get_or_init(|| {
+        EventKind::ALL
+            .iter()
+            .map(|kind| {
+                MODELS
+                    .iter()
+                    .copied()
+                    .filter(|model| model.events().contains(kind))
+                    .collect()
+            })
+            .collect()
+    });
+    by_kind.get(kind as usize).map_or(&[], Vec::as_slice)
 }
 
 /// Every site the finder reports, its own and the conversions', sorted by
@@ -250,6 +372,10 @@ struct HopperMmaLayout;
 impl SiteModel for HopperMmaLayout {
     fn site(&self) -> &'static Site {
         &crate::NVIDIA_MMA_SITE
+    }
+
+    fn events(&self) -> &'static [EventKind] {
+        &[EventKind::Op]
     }
 
     fn check(&self, event: &Event<'_>, release: Release, trace: &mut Trace) -> Result<(), Failure> {
@@ -334,6 +460,25 @@ pub(crate) fn mma_layout(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `EventKind::ALL` lists the kinds in declaration order, so a kind
+    /// indexes the table of models per kind; every model models some step.
+    #[test]
+    fn every_model_is_reached_by_some_event() {
+        for (index, kind) in EventKind::ALL.iter().enumerate() {
+            assert_eq!(*kind as usize, index, "{kind:?}");
+        }
+        for model in MODELS {
+            assert!(!model.events().is_empty(), "{}", model.site().id);
+            for kind in model.events() {
+                assert!(
+                    models_of(*kind).iter().any(|m| std::ptr::addr_eq(*m, model)),
+                    "{} is not run on {kind:?}",
+                    model.site().id
+                );
+            }
+        }
+    }
 
     /// Every descriptor: a unique id, the file name of its model, at least
     /// one location, changes in release order, a workaround.

@@ -80,6 +80,10 @@ impl super::SiteModel for Model {
         &SITE
     }
 
+    fn events(&self) -> &'static [super::EventKind] {
+        &[super::EventKind::SharedOperand]
+    }
+
     fn check(
         &self,
         event: &super::Event<'_>,

@@ -86,6 +86,10 @@ impl super::SiteModel for Model {
         &SITE
     }
 
+    fn events(&self) -> &'static [super::EventKind] {
+        &[super::EventKind::PlanCtas]
+    }
+
     fn check(
         &self,
         event: &super::Event<'_>,

@@ -281,6 +281,10 @@ impl super::SiteModel for Model {
         &SITE
     }
 
+    fn events(&self) -> &'static [super::EventKind] {
+        &[super::EventKind::AccumulatorStore, super::EventKind::Op]
+    }
+
     fn check(
         &self,
         event: &super::Event<'_>,

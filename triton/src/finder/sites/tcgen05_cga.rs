@@ -113,6 +113,10 @@ impl super::SiteModel for Model {
         &SITE
     }
 
+    fn events(&self) -> &'static [super::EventKind] {
+        &[super::EventKind::Tcgen05Verify]
+    }
+
     fn check(
         &self,
         event: &super::Event<'_>,

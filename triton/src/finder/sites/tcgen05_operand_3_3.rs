@@ -87,6 +87,10 @@ impl super::SiteModel for Model {
         &SITE
     }
 
+    fn events(&self) -> &'static [super::EventKind] {
+        &[super::EventKind::Tcgen05OperandB]
+    }
+
     fn check(
         &self,
         event: &super::Event<'_>,

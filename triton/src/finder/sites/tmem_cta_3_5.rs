@@ -68,6 +68,10 @@ impl super::SiteModel for Model {
         &SITE
     }
 
+    fn events(&self) -> &'static [super::EventKind] {
+        &[super::EventKind::TmemAccumulator]
+    }
+
     fn check(
         &self,
         event: &super::Event<'_>,

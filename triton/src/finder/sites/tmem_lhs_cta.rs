@@ -94,6 +94,10 @@ impl super::SiteModel for Model {
         &SITE
     }
 
+    fn events(&self) -> &'static [super::EventKind] {
+        &[super::EventKind::TmemLhs]
+    }
+
     fn check(
         &self,
         event: &super::Event<'_>,

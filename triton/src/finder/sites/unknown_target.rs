@@ -109,6 +109,10 @@ impl super::SiteModel for Model {
         &SITE
     }
 
+    fn events(&self) -> &'static [super::EventKind] {
+        &[super::EventKind::Scan, super::EventKind::Op]
+    }
+
     fn check(
         &self,
         event: &super::Event<'_>,

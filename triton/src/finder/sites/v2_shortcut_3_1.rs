@@ -123,6 +123,10 @@ impl super::SiteModel for Model {
         &SITE
     }
 
+    fn events(&self) -> &'static [super::EventKind] {
+        &[super::EventKind::AccumulatorToOperand, super::EventKind::Op]
+    }
+
     fn check(
         &self,
         event: &super::Event<'_>,
