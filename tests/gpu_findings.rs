@@ -221,22 +221,21 @@ fn the_campaigns_passing_modules_are_not_flagged() {
 
 #[test]
 fn a_real_compile_that_succeeds_confirms_a_miscompile() {
-    use linear_layout_scan::report::confirms;
+    use linear_layout_triton::report::{RunStatus, confirms};
     let all = cases("gpu-reproducers.jsonl.gz");
     let mut seen = BTreeSet::new();
     for (id, ttgir, _, _) in &all {
         let findings = check(ttgir, Release::V3_7).unwrap_or_else(|e| panic!("{id}: {e}"));
         for f in findings.iter().filter(|f| f.verdict == Verdict::Wrong) {
             let site = Some(f.failure.site);
-            assert!(confirms(f.verdict, site, "ok", ""), "{id}");
-            assert!(confirms(f.verdict, site, "ttgir", ""), "{id}");
+            assert!(confirms(f.verdict, site, RunStatus::Ok, ""), "{id}");
             assert!(!confirms(
                 f.verdict,
                 site,
-                "error",
+                RunStatus::Error,
                 "PassManager::run failed"
             ));
-            assert!(!confirms(f.verdict, site, "abort", ""), "{id}");
+            assert!(!confirms(f.verdict, site, RunStatus::Abort, ""), "{id}");
             seen.insert(f.failure.site.id);
         }
     }

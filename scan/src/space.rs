@@ -2,8 +2,10 @@
 //! default, widened by the axes asked for, per target; and the cache key of
 //! each configuration's front end.
 
+use super::ScanError;
 use super::args::{ArgValue, Args, to_worker};
 use linear_layout_triton::finder::Arch;
+use linear_layout_triton::report::Configuration;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -13,8 +15,6 @@ use std::fmt;
 pub struct Inspection {
     /// The JIT function's name.
     pub name: String,
-    /// Its module.
-    pub module: String,
     /// `import`, or `bare packages` when the package's `__init__` could not
     /// run in the release's environment.
     pub import: String,
@@ -32,13 +32,11 @@ pub struct Inspection {
     pub used: BTreeSet<String>,
     /// A standalone copy of the kernel's code, for reproducers.
     pub source: String,
-    /// The files it was read from.
-    pub files: Vec<String>,
 }
 
 impl Inspection {
     /// Reads the worker's `inspect` answer.
-    pub fn from_json(v: &Value) -> Result<Inspection, String> {
+    pub fn from_json(v: &Value) -> Result<Inspection, ScanError> {
         let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
         let strings = |k: &str| -> Vec<String> {
             v.get(k)
@@ -53,7 +51,7 @@ impl Inspection {
         let params = v
             .get("params")
             .and_then(Value::as_array)
-            .ok_or("inspect: no params")?
+            .ok_or(ScanError::Incomplete("params"))?
             .iter()
             .map(|p| {
                 let name = p
@@ -87,7 +85,6 @@ impl Inspection {
             .unwrap_or_default();
         Ok(Inspection {
             name: s("kernel"),
-            module: s("module"),
             import: s("import"),
             torch: s("torch"),
             params,
@@ -96,7 +93,6 @@ impl Inspection {
             digest: s("digest"),
             used: strings("used").into_iter().collect(),
             source: s("source"),
-            files: strings("files"),
         })
     }
 }
@@ -261,9 +257,11 @@ impl ScanConfig {
             .fold(1u128, |a, b| a.saturating_mul(b));
         (size, self.num_warps, self.num_stages, self.num_ctas)
     }
+}
 
-    /// The JSON the report prints.
-    pub fn to_json(&self) -> Value {
+impl Configuration for ScanConfig {
+    /// Its values, and its text.
+    fn to_json(&self) -> Value {
         json!({
             "arch": self.arch.name(),
             "dtype": self.dtype,

@@ -40,6 +40,8 @@
 //! - [`finder`]: the lowering models of each release (one file per site),
 //!   `predict`, `search`, `check_ttgir`, shrinking and reproducers.
 //! - [`explain`]: a crash log in, the failure site out.
+//! - [`report`]: what `search` (and `linear-layout-scan`) found, as one
+//!   model, and its renderers (text, JSON).
 //!
 //! The algebra underneath is the [`linear_layout`] crate; running Triton
 //! itself (on a user's kernel) is `linear-layout-scan`'s job.
@@ -57,6 +59,7 @@ pub mod layout_cvt;
 mod parse;
 mod print;
 pub mod release;
+pub mod report;
 pub mod request;
 mod site;
 

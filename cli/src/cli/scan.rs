@@ -3,12 +3,12 @@
 use super::Found;
 use super::input::read_file;
 use clap::Args;
-use linear_layout_scan::args::{ArgValue, parse_args, parse_axis};
-use linear_layout_scan::cache::default_dir;
-use linear_layout_scan::python::PythonOptions;
-use linear_layout_scan::space::Axes;
-use linear_layout_scan::{ScanRequest, scan};
+use linear_layout_scan::{
+    ArgValue, Axes, DTYPES, PythonOptions, ScanRequest, default_cache_dir, parse_args, parse_axis,
+    scan,
+};
 use linear_layout_triton::finder::Arch;
+use linear_layout_triton::report::render::{self, TextOptions};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -275,7 +275,7 @@ fn request(a: &ScanArgs) -> Result<(ScanRequest, bool), String> {
         spec.axes.dtypes = a.dtype.clone();
     }
     for d in &spec.axes.dtypes {
-        if !linear_layout_scan::args::DTYPES.contains(&d.as_str()) || d == "T" {
+        if !DTYPES.contains(&d.as_str()) || d == "T" {
             return Err(format!("--dtype {d}: unknown element type"));
         }
     }
@@ -305,7 +305,7 @@ fn request(a: &ScanArgs) -> Result<(ScanRequest, bool), String> {
             ));
         }
     }
-    let cache_dir = a.cache_dir.clone().unwrap_or_else(default_dir);
+    let cache_dir = a.cache_dir.clone().unwrap_or_else(default_cache_dir);
     let name: String = kernel
         .split_whitespace()
         .next()
@@ -376,11 +376,17 @@ pub fn run(a: ScanArgs) -> Result<Found, String> {
         }
         eprintln!("scan: {msg}");
     };
-    let report = scan(&req, &say)?;
+    let report = scan(&req, &say).map_err(|e| e.to_string())?;
     let text = if json {
-        format!("{}\n", report.to_json())
+        format!("{}\n", render::json(&report))
     } else {
-        report.to_text()
+        // every configuration of a group is listed up to this many, and
+        // rejections in full: a scan's space is the user's own
+        let options = TextOptions {
+            show: 4,
+            all_rejections: true,
+        };
+        render::text(&report, &options)
     };
     super::print_out(&text)?;
     Ok(Found::when(report.found_failure()))

@@ -7,9 +7,9 @@
 //! - [`predict()`]: one configuration → [`Prediction`] (a [`Verdict`] and,
 //!   when it fails, a [`Failure`] at a [`Site`]).
 //! - [`check_ttgir`]: the same site models over a TTGIR dump.
-//! - [`search`]: a whole parameter space, grouped by site and release, with
-//!   the smallest reproducer per site, each configuration's fix and the
-//!   regressions.
+//! - [`search`]: a whole parameter space, tallied by site and release,
+//!   with the smallest configurations per site, each configuration's fix
+//!   and the regressions (`crate::report::search` reports it).
 //! - [`repro`]: a Python script and a TTGIR module reproducing a failure
 //!   with the real compiler.
 //! - [`sites()`]: every site descriptor; [`site_table`] renders them.

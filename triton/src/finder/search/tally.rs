@@ -1,11 +1,12 @@
-//! What a search found, aggregated as it streams: one group per (release,
+//! What a search found, tallied as it streams: one group per (release,
 //! site) with counts, the smallest configurations and the fixes, and one
 //! group per regression. Memory depends on the number of groups, not of
-//! configurations.
+//! configurations; `crate::report` turns the tally into a report.
 
-use super::history::{Breakage, Fix};
+use super::fix::Fix;
+use super::history::Breakage;
 use crate::finder::config::{Arch, Config, Pattern};
-use crate::finder::verdict::{Prediction, Verdict};
+use crate::finder::verdict::Verdict;
 use crate::{Release, Site};
 use std::collections::BTreeMap;
 
@@ -52,87 +53,34 @@ impl Smallest {
     }
 }
 
-/// The failures at one site in one release.
-#[derive(Clone, Debug)]
-pub struct SiteGroup {
-    /// The release.
-    pub release: Release,
-    /// The site.
-    pub site: &'static Site,
-    /// How the compile ends there.
-    pub verdict: Verdict,
-    /// How many configurations fail here.
-    pub count: u64,
-    /// The smallest failing configurations, smallest first (at most the
-    /// number asked for).
-    pub examples: Vec<Config>,
-    /// How many fail per pattern and target.
-    pub by_pattern: BTreeMap<(Pattern, Arch), u64>,
-    /// For each fix (first compiling release, change), how many of the
-    /// group's configurations it applies to.
-    pub fixes: Vec<(Fix, u64)>,
-    /// The smallest failing configuration.
-    pub minimal: Config,
-    /// Its prediction, with its steps.
-    pub minimal_prediction: Prediction,
-}
-
-/// Configurations that compile in one release and fail in the next one
-/// modelled, at one site.
-#[derive(Clone, Debug)]
-pub struct Regression {
-    /// The release that compiles them.
-    pub passes_in: Release,
-    /// The next release, which fails.
-    pub fails_in: Release,
-    /// Where.
-    pub site: &'static Site,
-    /// How many.
-    pub count: u64,
-    /// The smallest, in the failing release.
-    pub minimal: Config,
-}
-
-/// The result of a search.
-#[derive(Clone, Debug)]
-pub struct Report {
-    /// Configurations predicted and reported on (base configurations times
-    /// the space's releases).
-    pub total: u64,
-    /// Failing ones.
-    pub failing: u64,
-    /// Failures grouped by release and site: compiler bugs first, then
-    /// rejections, each by release and site id.
-    pub groups: Vec<SiteGroup>,
-    /// Configurations that pass in one release and fail in the next.
-    pub regressions: Vec<Regression>,
-}
-
-/// The partial aggregate one worker builds; merged into a [`Report`].
+/// The tally one worker builds; merged with the others' into the search's.
 #[derive(Default)]
-pub(crate) struct Partial {
+pub(crate) struct Tally {
     pub(crate) total: u64,
     pub(crate) failing: u64,
     pub(crate) groups: BTreeMap<(Release, &'static str), GroupAcc>,
     pub(crate) regressions: BTreeMap<(Release, Release, &'static str), RegressionAcc>,
 }
 
+/// The failures at one site in one release.
 pub(crate) struct GroupAcc {
-    site: &'static Site,
-    verdict: Verdict,
-    count: u64,
-    smallest: Smallest,
-    by_pattern: BTreeMap<(Pattern, Arch), u64>,
-    fixes: BTreeMap<Fix, u64>,
+    pub(crate) site: &'static Site,
+    pub(crate) verdict: Verdict,
+    pub(crate) count: u64,
+    pub(crate) smallest: Smallest,
+    pub(crate) by_pattern: BTreeMap<(Pattern, Arch), u64>,
+    pub(crate) fixes: BTreeMap<Fix, u64>,
 }
 
+/// The configurations that compile in one release and fail at one site in
+/// the next.
 pub(crate) struct RegressionAcc {
-    site: &'static Site,
-    count: u64,
-    smallest: Smallest,
+    pub(crate) site: &'static Site,
+    pub(crate) count: u64,
+    pub(crate) smallest: Smallest,
 }
 
-impl Partial {
+impl Tally {
     /// Adds one failing configuration.
     pub(crate) fn fail(
         &mut self,
@@ -176,7 +124,7 @@ impl Partial {
         r.smallest.offer(rank(cfg, index), cfg);
     }
 
-    pub(crate) fn merge(mut self, other: Partial) -> Partial {
+    pub(crate) fn merge(mut self, other: Tally) -> Tally {
         self.total += other.total;
         self.failing += other.failing;
         for (key, g) in other.groups {
@@ -208,52 +156,5 @@ impl Partial {
             }
         }
         self
-    }
-
-    /// The report, with the minimal configuration of each group predicted
-    /// again with its steps by `explain`.
-    pub(crate) fn finish(self, explain: impl Fn(&Config) -> Prediction) -> Report {
-        let mut groups: Vec<SiteGroup> = self
-            .groups
-            .into_iter()
-            .filter_map(|((release, _), g)| {
-                let examples: Vec<Config> = g.smallest.configs().cloned().collect();
-                let minimal = examples.first()?.clone();
-                let minimal_prediction = explain(&minimal);
-                let mut fixes: Vec<(Fix, u64)> = g.fixes.into_iter().collect();
-                fixes.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-                Some(SiteGroup {
-                    release,
-                    site: g.site,
-                    verdict: g.verdict,
-                    count: g.count,
-                    examples,
-                    by_pattern: g.by_pattern,
-                    fixes,
-                    minimal,
-                    minimal_prediction,
-                })
-            })
-            .collect();
-        groups.sort_by_key(|g| (g.site.kind, g.release, g.site.id));
-        let regressions = self
-            .regressions
-            .into_iter()
-            .filter_map(|((passes_in, fails_in, _), r)| {
-                Some(Regression {
-                    passes_in,
-                    fails_in,
-                    site: r.site,
-                    count: r.count,
-                    minimal: r.smallest.configs().next()?.clone(),
-                })
-            })
-            .collect();
-        Report {
-            total: self.total,
-            failing: self.failing,
-            groups,
-            regressions,
-        }
     }
 }
