@@ -18,7 +18,6 @@ mod sites;
 mod view;
 
 use clap::{Parser, Subcommand};
-use std::process::ExitCode;
 
 /// Triton's linear layouts: inspect, compute, and check them against Triton.
 #[derive(Parser)]
@@ -82,8 +81,20 @@ impl Found {
 /// Bad input or usage.
 const USAGE: u8 = 2;
 
-pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+pub fn run<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version go to stdout with status 0, usage errors to
+            // stderr with status 2, as clap's own `exit` does.
+            let _ = e.print();
+            return u8::try_from(e.exit_code()).unwrap_or(USAGE);
+        }
+    };
     let nothing = |r: Result<(), String>| r.map(|()| Found::Nothing);
     let result = match cli.command {
         Command::Show(args) => nothing(show::run(args)),
@@ -100,11 +111,11 @@ pub fn main() -> ExitCode {
         Command::Explain(args) => explain::run(args),
     };
     match result {
-        Ok(Found::Nothing) => ExitCode::SUCCESS,
-        Ok(Found::Failures) => ExitCode::FAILURE,
+        Ok(Found::Nothing) => 0,
+        Ok(Found::Failures) => 1,
         Err(message) => {
             eprintln!("error: {message}");
-            ExitCode::from(USAGE)
+            USAGE
         }
     }
 }
