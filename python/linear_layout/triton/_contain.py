@@ -24,14 +24,14 @@ otherwise, before any stage has run; in the child it reports each stage as
 the stage starts.
 
 A compile that failed once is not run again in this process: its failure is
-kept (per source, target and options) and raised again.
+kept (per source, target, options and mode) and raised again. Its
+reproducer is ``_capture``'s.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
-import json
 import logging
 import os
 import sys
@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import _failure, _repro, _worker
+from . import _capture, _failure, _worker
 from ._failure import CompileFailure, ContainedCompileError
 
 logger = logging.getLogger("linear_layout.triton")
@@ -91,16 +91,10 @@ class Deferred(Exception):  # noqa: N818 (a signal, not an error)
     """Raised to a pruner's ``run`` call: the compile was started in a child of the batch."""
 
 
-class _StageCaptured(Exception):  # noqa: N818 (a signal, not an error)
-    """Raised in a capturing child once the failing stage's input is written."""
-
-
 _PROBE: contextvars.ContextVar[bool] = contextvars.ContextVar("linear_layout_probe", default=False)
 _BATCH: contextvars.ContextVar[Batch | None] = contextvars.ContextVar(
     "linear_layout_batch", default=None
 )
-# child only: (stage, file prefix) whose input to write before stopping
-_capture: tuple[str, str] | None = None
 
 _lock = threading.RLock()
 
@@ -312,37 +306,10 @@ def _tracked_stage(
 ) -> Callable[[Any, dict[str, Any]], Any]:
     def stage(src: Any, metadata: dict[str, Any]) -> Any:
         _worker.send({"stage": name})
-        if _capture is not None and _capture[0] == name:
-            _write_input(_capture[1], src, metadata, previous)
-            raise _StageCaptured
+        _capture.at_stage(name, previous, src, metadata)
         return fn(src, metadata)
 
     return stage
-
-
-def _input_kind(src: Any, previous: str | None) -> str:
-    """How ``parse()`` reads a stage's input back: its extension."""
-    if isinstance(src, (bytes, bytearray)):
-        return "cubin"
-    if isinstance(src, str):
-        return previous or "llir"
-    return previous if previous in ("ttir", "ttgir", "glir") else "ttir"
-
-
-def _write_input(prefix: str, src: Any, metadata: dict[str, Any], previous: str | None) -> None:
-    kind = _input_kind(src, previous)
-    if isinstance(src, (bytes, bytearray)):
-        with open(prefix + ".input", "wb") as fb:
-            fb.write(bytes(src))
-    else:
-        with open(prefix + ".input", "w", encoding="utf-8") as ft:
-            ft.write(str(src))
-
-    def plain(o: Any) -> Any:
-        return vars(o) if hasattr(o, "__dict__") else repr(o)
-
-    with open(prefix + ".json", "w", encoding="utf-8") as fj:
-        json.dump({"kind": kind, "metadata": metadata}, fj, default=plain)
 
 
 # ----------------------------------------------------------------- compiling
@@ -462,7 +429,7 @@ def _conclude_failure(req: Request, outcome: _worker.Outcome) -> BaseException:
         memo.put(req.identity(), again)
         return original
     failure = _make_failure(req, outcome, predicted=False)
-    _write_reproducer(req, outcome, failure)
+    _capture.write_reproducer(req, failure, settings.timeout, settings.failures)
     try:
         _failure.append(failure, settings.failures)
         failure.recorded_in = settings.failures
@@ -506,8 +473,7 @@ def _make_failure(req: Request, outcome: _worker.Outcome, predicted: bool) -> Co
     if info is not None and info.traceback:
         log = (log + "\n" + info.traceback).strip("\n")
     ending = outcome.ending(settings.timeout)
-    explained = {} if predicted else _failure.explain_log(f"triton=={version}\n{log}")
-    return CompileFailure(
+    failure = CompileFailure(
         id=_failure.failure_id(_hooks.release_name(), req.identity(), ending),
         release=_hooks.release_name(),
         triton_version=version,
@@ -517,131 +483,16 @@ def _make_failure(req: Request, outcome: _worker.Outcome, predicted: bool) -> Co
         stage=outcome.stage,
         ending=ending,
         exception=info.summary() if info is not None else None,
-        message=_key_line(outcome, explained),
+        message="",
         log=log[-_failure.LOG_KEEP :],
         predicted=predicted,
-        explain=explained,
         seconds=round(outcome.seconds, 3),
         time=_failure.now(),
     )
-
-
-# --------------------------------------------------------------- reproducers
-
-
-def capture_input(req: Request, stage: str) -> _repro.StageInput | None:
-    """Re-run the compile in a child up to ``stage`` and keep what that stage receives."""
-    prefix = os.path.join(_worker.scratch_dir(), f"capture-{os.getpid()}-{id(req)}")
-    try:
-        child = _worker.fork(lambda: _capture_job(req, stage, prefix), settings.timeout)
-    except _worker.ForkRefusedError:
-        return None
-    outcome = child.wait()
-    try:
-        if not (outcome.ok and outcome.payload == {"captured": True}):
-            return None
-        with open(prefix + ".json", encoding="utf-8") as f:
-            info = json.load(f)
-        kind = str(info.get("kind"))
-        if kind in ("cubin", "hsaco"):
-            with open(prefix + ".input", "rb") as fb:
-                data: bytes | None = fb.read()
-            text = None
-        else:
-            with open(prefix + ".input", encoding="utf-8") as ft:
-                text = ft.read()
-            data = None
-        metadata = info.get("metadata") if isinstance(info.get("metadata"), dict) else {}
-        return _repro.StageInput(stage, kind, text, data, metadata)
-    except (OSError, ValueError):
-        return None
-    finally:
-        for suffix in (".input", ".json"):
-            with contextlib.suppress(OSError):
-                os.unlink(prefix + suffix)
-
-
-def _capture_job(req: Request, stage: str, prefix: str) -> dict[str, Any]:
-    global _capture
-    _capture = (stage, prefix)  # in the child only
-    try:
-        req.call()
-    except _StageCaptured:
-        return {"captured": True}
-    return {"captured": False}
-
-
-def _language(req: Request) -> str | None:
-    """Name the source language, for releases whose ``add_stages`` takes one (3.4+)."""
-    lang = getattr(req.src, "language", None)
-    return getattr(lang, "name", None) if lang is not None else None
-
-
-def _write_reproducer(req: Request, outcome: _worker.Outcome, failure: CompileFailure) -> None:
-    from . import _hooks
-
-    facts = [
-        ("triton", f"{failure.triton_version} (modelled release {failure.release})"),
-        ("target", f"{failure.target.get('backend')} {failure.target.get('arch')}"),
-        ("kernel", failure.kernel or "?"),
-        ("config", _failure.format_config(failure.config)),
-        (
-            "ended",
-            f"{failure.ending} in stage {failure.stage!r}"
-            if failure.stage
-            else f"{failure.ending} before the first stage",
-        ),
-        ("Triton said", failure.message.replace("\n", " ")[:300] or "(nothing)"),
-    ]
-    target = (
-        str(getattr(req.target, "backend", "cuda")),
-        getattr(req.target, "arch", 90),
-        int(getattr(req.target, "warp_size", 32)),
-    )
-    options = dict(req.options or {})
-    with contextlib.suppress(Exception):
-        options.update(req.src.parse_options())
-    script = None
-    if outcome.stage is not None:
-        captured = capture_input(req, outcome.stage)
-        if captured is not None:
-            script = _repro.stage_script(
-                facts=facts,
-                version=_hooks.triton_version(),
-                target=target,
-                options=options,
-                language=_language(req),
-                captured=captured,
-            )
-            if captured.kind == "ttgir" and captured.text:
-                # explain reads the module's layouts too (and so does
-                # `linear-layout explain` on the failures file)
-                failure.ttgir = captured.text
-                failure.explain = _failure.explain_log(
-                    f"triton=={failure.triton_version}\n{failure.log}\n{captured.text}"
-                )
-    if script is None and hasattr(req.src, "fn"):
-        script = _repro.source_script(
-            facts=facts,
-            version=_hooks.triton_version(),
-            target=target,
-            options=options,
-            src=req.src,
-        )
-    if script is None:
-        return
-    failure.reproducer_script = script
-    directory = os.path.join(
-        os.path.dirname(os.path.abspath(settings.failures)), "reproducers", failure.id
-    )
-    try:
-        os.makedirs(directory, exist_ok=True)
-        path = os.path.join(directory, "repro.py")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(script)
-        failure.reproducer = path
-    except OSError as e:
-        logger.warning("linear_layout.triton: cannot write a reproducer in %s: %s", directory, e)
+    if not predicted:
+        failure.explain = _failure.explain_log(failure.explain_text())
+    failure.message = _key_line(outcome, failure.explain)
+    return failure
 
 
 # -------------------------------------------------------------------- batches

@@ -143,6 +143,22 @@ class CompileFailure:
             )
         return "\n".join(lines)
 
+    def explain_text(self) -> str:
+        """Return the log ``explain`` reads for this failure (as ``linear-layout explain`` does).
+
+        The version, the configuration and the target, then Triton's log, the
+        key line and the failing stage's TTGIR: what ``explain/records.rs``
+        makes of a line of the failures file.
+        """
+        lines = [f"triton=={self.triton_version}"]
+        lines += [f"{k}={v}" for k, v in self.config.items()]
+        if isinstance(self.target.get("arch"), int):
+            lines.append(f"capability={self.target['arch']}")
+        lines += [self.log, self.message]
+        if self.ttgir:
+            lines.append(self.ttgir)
+        return "\n".join(lines)
+
     def to_json(self) -> dict[str, Any]:
         """Return the record as the failures file holds it (``from_json`` reads it back)."""
         d = asdict(self)
