@@ -7,7 +7,7 @@ Triton's on-disk cache, where the child left it. Whatever ends the child (an
 exception from a pass, SIGABRT, SIGSEGV, ``LLVM ERROR``, a hang past the
 time limit) becomes a :class:`~._failure.ContainedCompileError` here,
 carrying Triton's log, ``explain``'s answer and a reproducer (``_failure``,
-``_repro``); a failure the model did not predict is also appended to the
+``_capture``); a failure the model did not predict is also appended to the
 failures file.
 
 How it reaches every compile: ``triton.compiler.compiler.compile`` is the
