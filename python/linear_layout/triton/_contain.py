@@ -367,9 +367,10 @@ def _outcome_here(e: BaseException) -> _worker.Outcome:
 
 
 def _fork_compile(req: Request) -> _worker.Child:
+    child = _worker.fork(lambda: _child_compile(req), settings.timeout)
     with _lock:
         Stats.forks += 1
-    return _worker.fork(lambda: _child_compile(req), settings.timeout)
+    return child
 
 
 def _child_compile(req: Request) -> dict[str, Any]:

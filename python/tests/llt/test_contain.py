@@ -323,45 +323,57 @@ def test_a_child_never_collects_the_parents_garbage(
 
 
 class _ForkGate:
-    """An audit hook that refuses ``os.fork`` while ``refusing`` is set, as filelock's does.
+    """An audit hook that refuses ``os.fork`` for a moment, as filelock's does.
 
     filelock (3.32 and later, a dependency of torch and Triton) raises
     RuntimeError from its audit hook on ``os.fork`` while another thread is
     handing a lock file's descriptor over; under Inductor's compile threads
     that refused every other contained compile on the H200. Audit hooks stay
     for the life of the process: this one is added once and does nothing
-    unless a test sets ``refusing``.
+    unless a test closes the gate. Closed, it refuses every fork until 0.3 s
+    after the first one it refused.
     """
 
-    refusing = False
+    closed = False
     refused = 0
     installed = False
+    opener: Any = None
 
     @classmethod
     def hook(cls, event: str, args: Any) -> None:
-        if event == "os.fork" and cls.refusing:
-            cls.refused += 1
-            raise RuntimeError("os.fork is unsafe while a stand-in lock is changing hands")
+        if event != "os.fork" or not cls.closed:
+            return
+        cls.refused += 1
+        if cls.opener is None:
+            import threading
+
+            cls.opener = threading.Timer(0.3, cls.open)
+            cls.opener.start()
+        raise RuntimeError("os.fork is unsafe while a stand-in lock is changing hands")
+
+    @classmethod
+    def close(cls) -> None:
+        if not cls.installed:
+            sys.addaudithook(cls.hook)
+            cls.installed = True
+        cls.refused = 0
+        cls.opener = None
+        cls.closed = True
+
+    @classmethod
+    def open(cls) -> None:
+        cls.closed = False
 
 
 def test_a_fork_refused_for_a_moment_is_tried_again(llt: Any) -> None:
-    import threading
-
     from linear_layout.triton import _contain
 
-    if not _ForkGate.installed:
-        sys.addaudithook(_ForkGate.hook)
-        _ForkGate.installed = True
-    _ForkGate.refused = 0
-    _ForkGate.refusing = True
-    opens = threading.Timer(0.3, lambda: setattr(_ForkGate, "refusing", False))
-    opens.start()
+    _ForkGate.close()
     try:
         with llt.guard():
             kernel = lls.compile_job(lls.passing_job())
     finally:
-        opens.cancel()
-        _ForkGate.refusing = False
+        _ForkGate.open()
     assert _ForkGate.refused > 0  # the first forks were refused
     assert kernel.asm["cubin"]
     assert _contain.Stats.forks == 1  # and the compile still ran in a child
