@@ -20,16 +20,21 @@
 #   6. the side-by-side test against triton==3.9.0, in a throwaway venv that
 #      sees the oracle venv's site-packages through a .pth file (the oracle
 #      venvs are shared and left untouched);
-#   7. the linear_layout.triton suite (guard, prune, release, README's
-#      autotune example) with the wheel, under each Triton release of
-#      $LLT_RELEASES (default 3.1.0 3.2.0 3.3.1 3.4.0 3.9.0):
-#      python/tests/llt/run_all.sh --wheel.
+#   7. the linear_layout.triton suite (guard, containment, prune, release,
+#      README's autotune example) with the wheel, under each Triton release
+#      of $LLT_RELEASES (default 3.1.0 3.2.0 3.3.1 3.4.0 3.9.0):
+#      python/tests/llt/run_all.sh --wheel. The containment suite's autotune
+#      through every kind of failure (test_contain.py, about a minute a
+#      release) runs under two of them drawn by $LINEAR_LAYOUT_SEED: one that
+#      aborts (3.1, 3.2) and one that raises (3.3 on); every release runs the
+#      guard and prune tests, contained.
 #
 # The tests in python/tests/conformance/ have their own runner.
 #
 # Environment: PYTHON (default python3) makes the venvs; LINEAR_LAYOUT_SEED
-# replays a side-by-side batch; RUFF_PATHS (default: all of python/) limits
-# the ruff checks; LLT_RELEASES the Triton wheels of step 7; KEEP_CI_VENVS=1
+# replays a side-by-side batch and the draw of step 7's containment releases
+# (or name them: LLT_CONTAIN_RELEASES); RUFF_PATHS (default: all of python/)
+# limits the ruff checks; LLT_RELEASES the Triton wheels of step 7; KEEP_CI_VENVS=1
 # keeps the scratch directory (its path is printed). The step times are
 # printed as the run goes, and the total at the end.
 set -euo pipefail
@@ -135,6 +140,18 @@ step "side-by-side test against triton 3.9.0"
 (cd "$work" && "$triton_py" -m pytest -p no:cacheprovider -q "$here/tests/test_triton_side_by_side.py")
 
 read -r -a llt_releases <<<"${LLT_RELEASES:-3.1.0 3.2.0 3.3.1 3.4.0 3.9.0}"
+if [ -z "${LLT_CONTAIN_RELEASES:-}" ]; then
+  seed=${LINEAR_LAYOUT_SEED:-$((RANDOM * 32768 + RANDOM))}
+  aborting=() raising=()
+  for v in "${llt_releases[@]}"; do
+    case $v in 3.1.*|3.2.*) aborting+=("$v") ;; *) raising+=("$v") ;; esac
+  done
+  LLT_CONTAIN_RELEASES=""
+  [ ${#aborting[@]} -gt 0 ] && LLT_CONTAIN_RELEASES+="${aborting[$((seed % ${#aborting[@]}))]} "
+  [ ${#raising[@]} -gt 0 ] && LLT_CONTAIN_RELEASES+="${raising[$((seed / 7 % ${#raising[@]}))]}"
+  echo "ci: containment suite under triton $LLT_CONTAIN_RELEASES (LINEAR_LAYOUT_SEED=$seed)" >&2
+fi
+export LLT_CONTAIN_RELEASES
 step "linear_layout.triton with the wheel under triton ${llt_releases[*]}"
 bash "$here/tests/llt/run_all.sh" --wheel "$wheel" "${llt_releases[@]}" -- -q
 

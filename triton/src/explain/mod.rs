@@ -14,13 +14,18 @@
 //! A front-end rejection of the kernel's own code (a language feature the
 //! release removed) is named as such (`front_end`). A message no site
 //! prints is reported as unknown, with the nearest known sites.
+//!
+//! The failures file of the Python guard (`records`: one failed compile a
+//! line) is read record by record, each as a log of its own.
 
 mod context;
 mod front_end;
+mod records;
 mod render;
 
 pub use context::Context;
 pub use front_end::{REJECTIONS, Rejection};
+pub use records::{FailureRecord, SCHEMA as FAILURES_SCHEMA, failure_records};
 
 use crate::finder::{self, check_ttgir};
 use crate::{Location, Release, Site};
