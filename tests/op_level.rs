@@ -27,7 +27,7 @@ fn source_line(message: &str) -> Option<&str> {
 /// Whether the model's failure is what the real compiler printed: the
 /// recorded message holds Triton's text as the model gives it, and an
 /// assertion recorded with its `File.cpp:123` is at the location's line.
-fn same_site(recorded: &str, failure: &Failure) -> bool {
+pub(crate) fn same_site(recorded: &str, failure: &Failure) -> bool {
     let line_agrees = match (source_line(recorded), failure.location.file_and_line()) {
         (Some(at), Some(ours)) => at == ours,
         _ => true,
@@ -35,7 +35,7 @@ fn same_site(recorded: &str, failure: &Failure) -> bool {
     line_agrees && recorded.contains(&failure.triton_message)
 }
 
-fn verdict(outcome: &str) -> Option<Verdict> {
+pub(crate) fn verdict(outcome: &str) -> Option<Verdict> {
     match outcome {
         "ok" => Some(Verdict::Ok),
         "abort" => Some(Verdict::Abort),

@@ -35,6 +35,10 @@ pub enum Kind {
     OpLevelModules,
     /// Random one-op modules (`op_level.py fuzz --out`).
     OpLevelFuzz,
+    /// Compiles of the 3.7-3.9 family kernels with their TTGIR (`families.py record`).
+    FamilyCompiles,
+    /// One-op modules of the 3.7-3.9 family sites (`families.py record`).
+    FamilyModules,
     /// `LinearLayout` requests and Triton's answers (`algebra_oracle.py record`).
     AlgebraRequests,
     /// Gluon's conversions of random attributes (`encodings_oracle.py record`).
@@ -48,7 +52,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 12] = [
+    pub const ALL: [Kind; 14] = [
         Kind::Configs,
         Kind::KernelCompiles,
         Kind::FlaCompiles,
@@ -56,6 +60,8 @@ impl Kind {
         Kind::KnownDisagreements,
         Kind::OpLevelModules,
         Kind::OpLevelFuzz,
+        Kind::FamilyCompiles,
+        Kind::FamilyModules,
         Kind::AlgebraRequests,
         Kind::Conversions,
         Kind::GoldenConversions,
@@ -72,6 +78,8 @@ impl Kind {
             Kind::KnownDisagreements => "known-disagreements",
             Kind::OpLevelModules => "op-level-modules",
             Kind::OpLevelFuzz => "op-level-fuzz",
+            Kind::FamilyCompiles => "family-compiles",
+            Kind::FamilyModules => "family-modules",
             Kind::AlgebraRequests => "algebra-requests",
             Kind::Conversions => "conversions",
             Kind::GoldenConversions => "golden-conversions",

@@ -56,6 +56,8 @@ KINDS = {
     "known-disagreements": "recorded compiles the finder is known not to model, with a reason",
     "op-level-modules": "one-op TTGIR modules of op_level.py's grid and their outcomes (op_level.py record)",
     "op-level-fuzz": "random one-op TTGIR modules and their outcomes (op_level.py fuzz --out)",
+    "family-compiles": "compiles of the 3.7-3.9 family kernels with their TTGIR (families.py record)",
+    "family-modules": "one-op TTGIR modules of the 3.7-3.9 family sites and their outcomes (families.py record)",
     "algebra-requests": "LinearLayout requests and Triton's answers (algebra_oracle.py record)",
     "conversions": "layout attribute conversions by Gluon's to_linear_layout (encodings_oracle.py record)",
     "golden-conversions": "conversions restating Triton's own unit tests, transcribed by hand",
@@ -126,6 +128,13 @@ def op_name(site, p):
     return f"{site}-{digest(p)}"
 
 
+def family_name(c):
+    """`ws_matmul-sm90-w4-c1-3f2a9b10`: the family, target, warps, CTAs and a hash of the
+    configuration without its release."""
+    body = {k: v for k, v in c.items() if k != "triton"}
+    return f"{c['family']}-{c['arch']}-w{c['num_warps']}-c{c.get('num_ctas') or 1}-{digest(body)}"
+
+
 def _label(kind):
     """A generator label such as `dot_op<amd_wmma_v2>` as `dot_op-amd_wmma_v2`."""
     return kind.replace("<", "-").replace(">", "")
@@ -144,8 +153,10 @@ def base_name(kind, rec):
         return f"{rec['case']}-{rec['label']}-{rec['arch']}"
     if kind == "known-disagreements":
         return f"{config_name(rec['config'])}-triton{rec['config']['triton']}"
-    if kind in ("op-level-modules", "op-level-fuzz"):
+    if kind in ("op-level-modules", "op-level-fuzz", "family-modules"):
         return op_name(rec["site"], rec["params"])
+    if kind == "family-compiles":
+        return family_name(rec["config"])
     if kind == "algebra-requests":
         return f"{rec['request']['op']}-{digest(rec['request'])}"
     if kind == "conversions":

@@ -21,12 +21,14 @@ pub struct Finding {
 }
 
 /// The layout-sensitive ops, as they are spelled after the dialect prefix.
-const OPS: [&str; 5] = [
+const OPS: [&str; 7] = [
     "local_alloc",
     "local_load",
     "local_store",
     "convert_layout",
     "async_copy_global_to_local",
+    "warp_group_dot",
+    "dot_scaled",
 ];
 
 /// Input that holds no TTGIR module.

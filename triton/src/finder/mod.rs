@@ -32,6 +32,7 @@ pub(crate) mod verdict;
 pub use crate::{Ending, Entry, Failure, Site, SiteKind};
 pub use config::{Arch, Config, ConfigError, Dtype, Pattern, Variant};
 pub use predict::{predict, predict_traced};
+pub use sites::Stage;
 pub use verdict::{LoweringStep, Prediction, Verdict};
 
 /// Every failure site the finder reports (its own and the conversions'),
@@ -43,4 +44,9 @@ pub fn sites() -> Vec<&'static Site> {
 /// The site with this id (`stmatrix`, `dot_k`, …).
 pub fn site(id: &str) -> Option<&'static Site> {
     sites::by_id(id)
+}
+
+/// The part of a compile the site `id` fails in, where its model says.
+pub fn stage(id: &str) -> Option<Stage> {
+    sites::stage_of(id)
 }

@@ -73,6 +73,29 @@ impl Op<'_> {
         parse_attr(name, self.defs).ok()
     }
 
+    /// The operand and result types of a dot printed as `… : A * B -> D`
+    /// (`ttng.warp_group_dot`) or `… : A, sa * B, sb -> D`
+    /// (`tt.dot_scaled`): A's, B's (each the first type on its side of
+    /// ` * `, a tensor or a buffer) and the result's.
+    pub(crate) fn dot_types(&self) -> Option<DotTypes> {
+        let types = &self.line[top_level(self.line, " : ")? + 3..];
+        let star = top_level(types, " * ")?;
+        let (lhs, rest) = (&types[..star], &types[star + 3..]);
+        let arrow = top_level(rest, " -> ")?;
+        let (rhs, result) = (&rest[..arrow], &rest[arrow + 4..]);
+        let first = |side: &str| {
+            let piece = &side[..top_level(side, ", ").unwrap_or(side.len())];
+            typed(piece, "tensor<").or_else(|| typed(piece, "memdesc<"))
+        };
+        Some(DotTypes {
+            a: first(lhs)?,
+            a_in_memory: lhs.trim_start().starts_with('!'),
+            b: first(rhs)?,
+            b_in_memory: rhs.trim_start().starts_with('!'),
+            d: typed(result, "tensor<")?,
+        })
+    }
+
     /// The integer attribute `key = N` written on the op's first line
     /// (`axis = 0`).
     pub(crate) fn int_attr(&self, key: &str) -> Option<usize> {
@@ -80,6 +103,40 @@ impl Op<'_> {
         let at = self.line.find(&pattern)? + pattern.len();
         leading_number(&self.line[at..])
     }
+}
+
+/// A dot's operand and result types ([`Op::dot_types`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct DotTypes {
+    /// Operand A.
+    pub a: Typed,
+    /// Whether A is a shared-memory buffer (`!ttg.memdesc`), not a tensor.
+    pub a_in_memory: bool,
+    /// Operand B.
+    pub b: Typed,
+    /// Whether B is a shared-memory buffer.
+    pub b_in_memory: bool,
+    /// The result.
+    pub d: Typed,
+}
+
+/// The byte offset of the first `pat` in `s` outside any `<…>`, `(…)`,
+/// `{…}` or `[…]` (the `>` of `->` closes nothing).
+fn top_level(s: &str, pat: &str) -> Option<usize> {
+    let bytes = s.as_bytes();
+    let mut depth = 0i32;
+    for (i, &c) in bytes.iter().enumerate() {
+        if depth == 0 && s[i..].starts_with(pat) {
+            return Some(i);
+        }
+        match c {
+            b'<' | b'(' | b'{' | b'[' => depth += 1,
+            b'>' if i > 0 && bytes[i - 1] == b'-' => {}
+            b'>' | b')' | b'}' | b']' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// `AxBxT` → (shape, element type).

@@ -61,6 +61,7 @@ pub fn json() -> Value {
             json!({
                 "id": site.id,
                 "kind": site.kind,
+                "stage": sites::stage_of(site.id),
                 "title": site.title,
                 "workaround": site.workaround,
                 "locations": locations,
@@ -144,6 +145,9 @@ pub fn markdown() -> String {
         );
         for site in sites::all().into_iter().filter(|s| s.kind == kind) {
             let _ = writeln!(out, "### `{}`\n\n{}\n", site.id, sentence(site.title));
+            if let Some(stage) = sites::stage_of(site.id) {
+                let _ = writeln!(out, "Fails in {}.\n", stage.describe());
+            }
             let _ = writeln!(
                 out,
                 "| releases | fails by | compile ends (source / file) | where | message |\n|---|---|---|---|---|"
