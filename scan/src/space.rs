@@ -274,6 +274,21 @@ impl Configuration for ScanConfig {
             "text": self.to_string(),
         })
     }
+
+    /// The constexprs, warps, CTAs and `maxnreg`: not the element type,
+    /// the stages or the target.
+    fn shape(&self) -> String {
+        let mut s: String = self
+            .kwargs
+            .iter()
+            .map(|(k, v)| format!("{k}={v} "))
+            .collect();
+        s += &format!(
+            "num_warps={} num_ctas={} maxnreg={:?}",
+            self.num_warps, self.num_ctas, self.maxnreg
+        );
+        s
+    }
 }
 
 /// Every configuration: per target, the bases (the autotune configs, or
@@ -411,3 +426,4 @@ pub fn job(op: &str, id: usize, args: &Args, cfg: &ScanConfig) -> Value {
         "heuristics": true,
     })
 }
+

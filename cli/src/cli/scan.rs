@@ -108,6 +108,10 @@ pub struct ScanArgs {
     /// Print the report as JSON (everything the text shows).
     #[arg(long)]
     json: bool,
+    /// List every failing configuration of a site (up to 4), not one per
+    /// shape (those that differ only in element type, stages or target).
+    #[arg(long)]
+    all_variants: bool,
     /// No progress on stderr.
     #[arg(long)]
     quiet: bool,
@@ -385,6 +389,7 @@ pub fn run(a: ScanArgs) -> Result<Found, String> {
         let options = TextOptions {
             show: 4,
             all_rejections: true,
+            all_variants: a.all_variants,
         };
         render::text(&report, &options)
     };
