@@ -26,8 +26,9 @@ use clap::{Parser, Subcommand};
     version,
     about,
     long_about = None,
-    after_help = "Exit status: 0 when nothing fails, 1 when `predict`, `check-ttgir`, `search`, `shrink`, \
-                  `shrink-trace`, `scan` or `explain` found a failure, 2 on bad input or usage."
+    after_help = "Exit status: 0 when nothing fails, 1 when `predict`, `repro`, `check-ttgir`, `search`, \
+                  `shrink`, `shrink-trace`, `scan` or `explain` found or predicted a failure, 2 on bad \
+                  input or usage. Each command's --help says when."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -103,7 +104,7 @@ where
         Command::Predict(args) => predict::run(args),
         Command::Search(args) => search::run(args),
         Command::Shrink(args) => shrink::run(args),
-        Command::Repro(args) => nothing(repro::run(args)),
+        Command::Repro(args) => repro::run(args),
         Command::CheckTtgir(args) => check_ttgir::run(args),
         Command::ShrinkTrace(args) => shrink_trace::run(args),
         Command::Sites(args) => nothing(sites::run(args)),
