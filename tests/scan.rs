@@ -257,6 +257,16 @@ fn the_pipeline_runs_against_a_stand_in_worker_and_then_from_the_cache() {
     let text = render::text(&report, &TextOptions::default());
     assert!(text.contains("site stmatrix"), "{text}");
     assert!(render::json(&report)["groups"][0]["site"] == "stmatrix");
+    // JUnit: a case per configuration and release; the two failing ones
+    // carry the site and the reproducer script
+    let junit = render::junit(&report);
+    assert_eq!(junit.matches("<testcase ").count(), 4, "{junit}");
+    assert_eq!(junit.matches("<failure ").count(), 2, "{junit}");
+    assert_eq!(junit.matches("site: stmatrix").count(), 2, "{junit}");
+    assert!(
+        junit.contains(&format!("reproduce: {}", path.display())),
+        "{junit}"
+    );
 
     // The same scan again: every front end from the cache, no job sent.
     let before = std::fs::read_to_string(&log).unwrap().lines().count();

@@ -153,8 +153,15 @@ fn convert_prints_triton_text_json_and_view() {
         serde_json::json!(["lane", [[0, 8], [0, 0], [0, 0], [1, 0], [2, 0]]])
     );
 
+    // By default the lines stay narrow and the last says how to see the rest.
+    let narrow = run_ok(&["convert", "--view", "--shape", "64x256", E1]);
+    assert!(narrow.lines().all(|l| l.chars().count() <= 160), "{narrow}");
+    assert!(narrow.contains("--cols 0.. the full grid)"), "{narrow}");
+    // --cols 0.. gives the full grid (the new default layout is the point).
     let view = bin()
-        .args(["convert", "--view", "--shape", "64x256", E1])
+        .args([
+            "convert", "--view", "--shape", "64x256", E1, "--cols", "0..",
+        ])
         .output()
         .unwrap();
     let view = String::from_utf8(view.stdout).unwrap();
@@ -1027,4 +1034,104 @@ fn check_ttgir_reports_a_miscompile_as_wrong_with_exit_status_1() {
     );
     assert_eq!(code, Some(0));
     assert!(out.contains("no modelled check fails"), "{out}");
+}
+
+#[test]
+fn every_command_says_its_exit_status_in_its_help() {
+    let commands = [
+        "show",
+        "eval",
+        "convert",
+        "predict",
+        "search",
+        "shrink",
+        "repro",
+        "check-ttgir",
+        "shrink-trace",
+        "sites",
+        "scan",
+        "explain",
+    ];
+    for cmd in commands {
+        let help = run_ok(&[cmd, "--help"]);
+        assert!(help.contains("Exit status: 0 "), "`{cmd} --help`: {help}");
+        // 1 where the command finds or predicts failures, then 2 for bad input
+        assert!(help.contains(", 2 "), "`{cmd} --help`: {help}");
+    }
+}
+
+#[test]
+fn repro_exits_1_when_it_predicts_a_failure_and_0_when_not() {
+    let dir = std::env::temp_dir().join(format!("linear-layout-repro-{}", std::process::id()));
+    let out = dir.to_str().unwrap();
+    // int8 dots with K = 16 are refused by 3.1 and compiled by 3.2
+    let config = [
+        "repro",
+        "--pattern",
+        "dot",
+        "--m",
+        "16",
+        "--n",
+        "16",
+        "--k",
+        "16",
+        "--dtype",
+        "int8",
+        "--num-warps",
+        "4",
+        "--num-stages",
+        "1",
+        "--arch",
+        "sm80",
+        "--out",
+        out,
+    ];
+    let fails = run_with(&[&config[..], &["--triton", "3.1"]].concat(), 1);
+    assert!(
+        fails.contains("predicted for") && fails.contains("dot_k"),
+        "{fails}"
+    );
+    let compiles = run_with(&[&config[..], &["--triton", "3.2"]].concat(), 0);
+    assert!(compiles.contains(": ok"), "{compiles}");
+    assert!(dir.join("repro.py").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn predict_for_one_release_shows_the_fix_and_the_workaround() {
+    let out = run_with(
+        &[
+            "predict",
+            "--pattern",
+            "dot",
+            "--m",
+            "16",
+            "--n",
+            "16",
+            "--k",
+            "16",
+            "--dtype",
+            "int8",
+            "--num-warps",
+            "4",
+            "--num-stages",
+            "1",
+            "--arch",
+            "sm80",
+            "--triton",
+            "3.1",
+        ],
+        1,
+    );
+    assert!(out.contains("\nfix:     fixed in 3.2"), "{out}");
+    assert!(out.contains("\nworkaround: "), "{out}");
+}
+
+#[test]
+fn sites_prints_a_plain_table_and_markdown_only_when_asked() {
+    let plain = run_ok(&["sites"]);
+    assert!(plain.starts_with("site "), "{plain}");
+    assert!(!plain.contains('|'));
+    let markdown = run_ok(&["sites", "--markdown"]);
+    assert!(markdown.starts_with("# Failure sites"));
 }

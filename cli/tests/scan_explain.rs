@@ -73,6 +73,10 @@ fn scan_refuses_bad_input_with_exit_2_and_the_reason() {
             "--triton 2.9: not a Triton release",
         ),
         (
+            vec!["scan", "k.py::k", "--junit", ""],
+            "a value is required for '--junit",
+        ),
+        (
             vec!["scan", "k.py::k", "--python", "3.2"],
             "expected RELEASE=PATH",
         ),

@@ -202,13 +202,15 @@ pub struct ScanConfig {
 }
 
 impl fmt::Display for ScanConfig {
-    /// `BLOCK=64 num_warps=4 num_stages=2 sm90` (and `T=bf16`).
+    /// `BLOCK=64 num_warps=4 num_stages=2 sm90` (and `*T=bf16`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (k, v) in &self.kwargs {
             write!(f, "{k}={v} ")?;
         }
+        // The element type of the `*T` pointer arguments, written as the
+        // pointers are: a kernel parameter may itself be named `T`.
         if let Some(t) = &self.dtype {
-            write!(f, "T={t} ")?;
+            write!(f, "*T={t} ")?;
         }
         write!(
             f,
@@ -273,6 +275,21 @@ impl Configuration for ScanConfig {
             "autotune_config": self.autotune,
             "text": self.to_string(),
         })
+    }
+
+    /// The constexprs, warps, CTAs and `maxnreg`: not the element type,
+    /// the stages or the target.
+    fn shape(&self) -> String {
+        let mut s: String = self
+            .kwargs
+            .iter()
+            .map(|(k, v)| format!("{k}={v} "))
+            .collect();
+        s += &format!(
+            "num_warps={} num_ctas={} maxnreg={:?}",
+            self.num_warps, self.num_ctas, self.maxnreg
+        );
+        s
     }
 }
 
@@ -410,4 +427,30 @@ pub fn job(op: &str, id: usize, args: &Args, cfg: &ScanConfig) -> Value {
         "options": cfg.options(),
         "heuristics": true,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pointers_element_type_is_not_shown_as_a_parameter_named_t() {
+        let cfg = ScanConfig {
+            arch: "sm90".parse().unwrap(),
+            dtype: Some("fp16".into()),
+            kwargs: vec![(
+                "T".into(),
+                ArgValue::Int {
+                    value: Some(4),
+                    wide: false,
+                },
+            )],
+            num_warps: 4,
+            num_stages: 2,
+            num_ctas: 1,
+            maxnreg: None,
+            autotune: None,
+        };
+        assert_eq!(cfg.to_string(), "T=4 *T=fp16 num_warps=4 num_stages=2 sm90");
+    }
 }

@@ -20,7 +20,9 @@ fn eval_help() -> String {
          \"check\": true the result is also checked against a brute-force reference built on \
          apply (layouts of at most {} input bits are checked value by value); a broken law is \
          answered with the kind wrong_result. An argument the op does not take is an error.\n\n{}\n\n\
-         Ops (--describe lists their arguments): {}",
+         Ops (--describe lists their arguments): {}\n\n\
+         Exit status: 0 on success (error answers included), 2 on bad input or usage (it \
+         predicts nothing, so never 1).",
         linear_layout::reference::BRUTE_BITS,
         batch::help(),
         op_names().join(", ")

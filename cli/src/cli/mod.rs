@@ -26,8 +26,9 @@ use clap::{Parser, Subcommand};
     version,
     about,
     long_about = None,
-    after_help = "Exit status: 0 when nothing fails, 1 when `predict`, `check-ttgir`, `search`, `shrink`, \
-                  `shrink-trace`, `scan` or `explain` found a failure, 2 on bad input or usage."
+    after_help = "Exit status: 0 when nothing fails, 1 when `predict`, `repro`, `check-ttgir`, `search`, \
+                  `shrink`, `shrink-trace`, `scan` or `explain` found or predicted a failure, 2 on bad \
+                  input or usage. Each command's --help says when."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -103,7 +104,7 @@ where
         Command::Predict(args) => predict::run(args),
         Command::Search(args) => search::run(args),
         Command::Shrink(args) => shrink::run(args),
-        Command::Repro(args) => nothing(repro::run(args)),
+        Command::Repro(args) => repro::run(args),
         Command::CheckTtgir(args) => check_ttgir::run(args),
         Command::ShrinkTrace(args) => shrink_trace::run(args),
         Command::Sites(args) => nothing(sites::run(args)),
@@ -120,6 +121,26 @@ where
     }
 }
 
+/// Writes `text` to `path` whole or not at all: into a temporary file
+/// beside it, then renamed over it, so a reader never sees half a file.
+pub fn write_atomically(path: &std::path::Path, text: &str) -> Result<(), String> {
+    if path.as_os_str().is_empty() {
+        return Err("an empty path; name the file to write".into());
+    }
+    let name = path
+        .file_name()
+        .ok_or_else(|| format!("{}: not a file name", path.display()))?;
+    let mut temporary = name.to_os_string();
+    temporary.push(format!(".{}.tmp", std::process::id()));
+    let temporary = path.with_file_name(temporary);
+    std::fs::write(&temporary, text)
+        .and_then(|()| std::fs::rename(&temporary, path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&temporary);
+            format!("cannot write {}: {e}", path.display())
+        })
+}
+
 /// Writes `text` to stdout; a closed pipe (`| head`) ends quietly.
 pub fn print_out(text: &str) -> Result<(), String> {
     use std::io::Write;
@@ -130,5 +151,25 @@ pub fn print_out(text: &str) -> Result<(), String> {
     {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("cannot write: {e}")),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod write_tests {
+    use super::write_atomically;
+
+    #[test]
+    fn a_file_is_written_whole_and_an_empty_path_refused() {
+        let dir = std::env::temp_dir().join(format!("ll-atomic-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("report.xml");
+        write_atomically(&path, "one").unwrap();
+        write_atomically(&path, "two").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
+        // no temporary file is left beside it
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        assert!(write_atomically(std::path::Path::new(""), "x").is_err());
+        assert!(write_atomically(&dir.join("no/such/dir/f.xml"), "x").is_err());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -4,6 +4,7 @@
 use super::Found;
 use clap::Args;
 use linear_layout_triton::Release;
+use linear_layout_triton::finder::search::fix_for;
 use linear_layout_triton::finder::{Arch, Config, Dtype, Pattern, Prediction, Variant, predict};
 use linear_layout_triton::release::{release_help, releases_help};
 
@@ -80,6 +81,10 @@ impl ConfigArgs {
 }
 
 #[derive(Args)]
+#[command(
+    after_help = "Exit status: 0 when every release asked (every line of --batch) compiles the \
+    configuration, 1 when one is predicted to fail, 2 on bad input or usage."
+)]
 pub struct PredictArgs {
     #[command(flatten)]
     config: ConfigArgs,
@@ -125,6 +130,15 @@ pub fn render(cfg: &Config, p: &Prediction) -> String {
             f.ending().describe(),
             f.triton_message,
             f.explanation
+        ));
+        let fix = fix_for(cfg);
+        let fixed = match fix.fixed_in {
+            Some(release) => format!("fixed in {release}: {}", fix.describe()),
+            None => fix.describe(),
+        };
+        s.push_str(&format!(
+            "fix:     {fixed}\nworkaround: {}\n",
+            f.site.workaround
         ));
     }
     s.push_str("steps:\n");

@@ -7,6 +7,10 @@ use linear_layout_triton::finder::predict;
 use linear_layout_triton::finder::repro::{python_script, ttgir_module};
 
 #[derive(Args)]
+#[command(
+    after_help = "Exit status: 0 when the configuration is predicted to compile, 1 when it is \
+    predicted to fail (the files are written either way), 2 on bad input or usage."
+)]
 pub struct ReproArgs {
     #[command(flatten)]
     config: ConfigArgs,
@@ -17,7 +21,7 @@ pub struct ReproArgs {
     out: String,
 }
 
-pub fn run(args: ReproArgs) -> Result<(), String> {
+pub fn run(args: ReproArgs) -> Result<super::Found, String> {
     let cfg = args.config.config(args.release.triton);
     let p = predict(&cfg).map_err(|e| e.to_string())?;
     let mut expect = match &p.failure {
@@ -48,5 +52,5 @@ pub fn run(args: ReproArgs) -> Result<(), String> {
         ))?;
     }
     super::print_out(&format!("predicted for {cfg}: {expect}\n"))?;
-    Ok(())
+    Ok(super::Found::when(p.failure.is_some()))
 }

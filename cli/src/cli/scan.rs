@@ -108,6 +108,15 @@ pub struct ScanArgs {
     /// Print the report as JSON (everything the text shows).
     #[arg(long)]
     json: bool,
+    /// Also write the report as JUnit XML to FILE (one test case per
+    /// configuration and release, failing with the site, Triton's message
+    /// and the reproducer), for CI.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<std::path::PathBuf>,
+    /// List every failing configuration of a site (up to 4), not one per
+    /// shape (those that differ only in element type, stages or target).
+    #[arg(long)]
+    all_variants: bool,
     /// No progress on stderr.
     #[arg(long)]
     quiet: bool,
@@ -358,6 +367,9 @@ fn request(a: &ScanArgs) -> Result<(ScanRequest, bool), String> {
 }
 
 pub fn run(a: ScanArgs) -> Result<Found, String> {
+    if a.junit.as_ref().is_some_and(|p| p.as_os_str().is_empty()) {
+        return Err("--junit: an empty path; name the file to write".into());
+    }
     let (req, json) = request(&a)?;
     let quiet = a.quiet;
     let last = Mutex::new(Instant::now() - std::time::Duration::from_secs(10));
@@ -385,9 +397,13 @@ pub fn run(a: ScanArgs) -> Result<Found, String> {
         let options = TextOptions {
             show: 4,
             all_rejections: true,
+            all_variants: a.all_variants,
         };
         render::text(&report, &options)
     };
+    if let Some(path) = &a.junit {
+        super::write_atomically(path, &render::junit(&report))?;
+    }
     super::print_out(&text)?;
     Ok(Found::when(report.found_failure()))
 }

@@ -49,9 +49,14 @@ pub struct SearchArgs {
     /// say how many, instead of stopping at the first.
     #[arg(long)]
     skip_invalid: bool,
-    /// How many of the smallest failing configurations to list per site.
+    /// How many of the smallest failing configurations to list per site
+    /// (one per shape unless --all-variants).
     #[arg(long, default_value_t = 8)]
     show: usize,
+    /// List every smallest configuration, not one per shape (those that
+    /// differ only in element type, stages or target).
+    #[arg(long)]
+    all_variants: bool,
     /// List front-end rejections (fp8e4nv before sm89, 8-bit dots with K <
     /// 32, …) in full, like compiler failures, instead of one line each.
     #[arg(long)]
@@ -70,6 +75,10 @@ pub struct SearchArgs {
     #[arg(long)]
     json: bool,
 }
+
+/// How many of the smallest configurations the text reads per shape it
+/// lists: the default space's element types × stages × targets.
+const VARIANTS_PER_SHAPE: usize = 6 * 4 * 3;
 
 fn or_default<T: Clone>(given: &[T], default: Vec<T>) -> Vec<T> {
     if given.is_empty() {
@@ -131,8 +140,16 @@ pub fn run(args: SearchArgs) -> Result<Found, String> {
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> "),
     );
+    // One per shape needs more of the smallest than it lists: each shape
+    // comes in up to (element types × stages × targets) variants. The JSON
+    // keeps --show's count.
+    let examples = if args.json || args.all_variants {
+        args.show
+    } else {
+        args.show.saturating_mul(VARIANTS_PER_SHAPE)
+    };
     let options = Options {
-        examples: args.show.max(1),
+        examples: examples.max(1),
     };
     let mut report = report::search(&space, &options, &|done, _| bar.set_position(done));
     bar.finish_and_clear();
@@ -150,6 +167,7 @@ pub fn run(args: SearchArgs) -> Result<Found, String> {
         let options = TextOptions {
             show: args.show,
             all_rejections: args.all_rejections,
+            all_variants: args.all_variants,
         };
         render::text(&report, &options)
     };

@@ -6,6 +6,10 @@ use linear_layout::shrink_trace::{Shrinker, as_python, as_rust_test, json_reques
 use serde_json::Value;
 
 #[derive(Args)]
+#[command(
+    after_help = "Exit status: 0 when the trace holds no failure, 1 when it does (and is shrunk), \
+    2 on bad input or usage."
+)]
 pub struct ShrinkTraceArgs {
     /// JSON Lines of `eval` requests (or `{"request": ...}` records, as the
     /// oracle files hold), an `eval` fuzz artifact (one request), or an

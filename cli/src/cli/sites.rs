@@ -5,6 +5,9 @@ use linear_layout_triton::RELEASES;
 use linear_layout_triton::finder::site_table;
 
 #[derive(Args)]
+#[command(
+    after_help = "Exit status: 0 on success, 2 on bad input or usage (it predicts nothing, so never 1)."
+)]
 pub struct SitesArgs {
     /// Print everything as JSON: {"releases": [...], "sites": [...]}.
     #[arg(long, conflicts_with = "markdown")]
@@ -20,8 +23,10 @@ pub struct SitesArgs {
 pub fn run(args: SitesArgs) -> Result<(), String> {
     let out = if args.json {
         format!("{}\n", site_table::json())
-    } else if args.markdown || !args.releases {
+    } else if args.markdown {
         site_table::markdown()
+    } else if !args.releases {
+        site_table::text()
     } else {
         let mut out = String::from(
             "release  stands for      wheel checked first  all wheels checked       dialect\n",

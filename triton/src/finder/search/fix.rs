@@ -22,6 +22,9 @@ pub struct Fix {
     pub broken_again: Option<(Release, &'static Site)>,
     /// Which releases were looked at.
     pub scope: Scope,
+    /// Whether any build after the failing one was looked at: a scan of
+    /// one release, or a search's newest release, has none to fix it.
+    pub later: bool,
 }
 
 /// Which later releases a [`Fix`] was looked for in.
@@ -91,6 +94,7 @@ impl Fix {
                 change: None,
                 broken_again: attempts.last().and_then(|a| Some((a.release, a.site?))),
                 scope,
+                later: attempts.len() > 1,
             };
         };
         let fixed = &attempts[ok];
@@ -118,6 +122,7 @@ impl Fix {
             change,
             broken_again,
             scope,
+            later: true,
         }
     }
 
@@ -128,6 +133,7 @@ impl Fix {
             Scope::Scanned => "scanned",
         };
         match (self.fixed_in, self.blocker, self.change) {
+            (None, _, _) if !self.later => format!("no later release {looked_at}"),
             (None, _, _) => match self.broken_again {
                 Some((release, site)) => {
                     format!("no {looked_at} release compiles it (Triton {release} fails at {site})")
@@ -158,6 +164,25 @@ mod tests {
             compiles: site.is_none(),
             site,
         }
+    }
+
+    #[test]
+    fn with_no_later_build_looked_at_nothing_is_said_to_fix_or_not() {
+        let stmatrix = site("stmatrix");
+        let fix = Fix::find(&[attempt(Release::V3_2, stmatrix)], Scope::Scanned);
+        assert_eq!(fix.fixed_in, None);
+        assert!(!fix.later);
+        assert_eq!(fix.describe(), "no later release scanned");
+        let row = [
+            attempt(Release::V3_2, stmatrix),
+            attempt(Release::V3_3, stmatrix),
+        ];
+        let fix = Fix::find(&row, Scope::Scanned);
+        assert!(fix.later);
+        assert_eq!(
+            fix.describe(),
+            "no scanned release compiles it (Triton 3.3 fails at stmatrix)"
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! A [`Report`](super::Report) printed, one function per format, the
 //! same for `search` and `scan`: [`text()`] for people, [`json()`] for
-//! tools (everything the text shows, and more).
+//! tools (everything the text shows, and more), [`junit()`] for CI (one
+//! test case per configuration and build of a scan).
 //!
 //! Both print the same sections in the same order: what was looked at
 //! (the [`Subject`](super::Subject)'s own header), the lowering's failures
@@ -11,9 +12,11 @@
 //! one more field of [`TextOptions`].
 
 mod json;
+mod junit;
 mod text;
 
 pub use json::{fix_json, json};
+pub use junit::junit;
 pub use text::{TextOptions, text};
 
 /// `1 configuration`, `2 configurations`.

@@ -3,7 +3,7 @@
 
 use super::configurations;
 use crate::SiteKind;
-use crate::finder::search::Fix;
+use crate::finder::search::{Fix, Scope};
 use crate::report::{
     Cause, ConfigOutcome, Configuration, Kernel, Report, Reproducer, SiteGroup, Subject,
 };
@@ -17,6 +17,9 @@ pub struct TextOptions {
     /// List front-end rejections in full, like compiler failures, instead
     /// of one line each.
     pub all_rejections: bool,
+    /// List each configuration, instead of one per shape (configurations
+    /// that differ only in element type, stages or target).
+    pub all_variants: bool,
 }
 
 impl Default for TextOptions {
@@ -24,6 +27,7 @@ impl Default for TextOptions {
         TextOptions {
             show: 8,
             all_rejections: false,
+            all_variants: false,
         }
     }
 }
@@ -35,6 +39,7 @@ pub fn text<C: Configuration>(report: &Report<C>, options: &TextOptions) -> Stri
         Subject::Space { skipped } => space_header(&mut out, report, skipped),
         Subject::Kernel(kernel) => kernel_header(&mut out, report, kernel),
     }
+    summary(&mut out, report);
     let (bugs, rejections): (Vec<&SiteGroup>, Vec<&SiteGroup>) = report
         .groups
         .iter()
@@ -53,7 +58,7 @@ pub fn text<C: Configuration>(report: &Report<C>, options: &TextOptions) -> Stri
         );
     }
     for g in &listed {
-        group(&mut out, report, g, options.show);
+        group(&mut out, report, g, options);
     }
     regressions(&mut out, report);
     if !options.all_rejections && !rejections.is_empty() {
@@ -168,7 +173,123 @@ fn kernel_header<C>(out: &mut String, report: &Report<C>, k: &Kernel) {
     let _ = writeln!(out);
 }
 
-fn group<C: Configuration>(out: &mut String, report: &Report<C>, g: &SiteGroup, show: usize) {
+/// The answer first: one row per release and site, with how many fail
+/// there, how, and the first release that compiles them.
+fn summary<C>(out: &mut String, report: &Report<C>) {
+    if report.groups.is_empty() {
+        return;
+    }
+    let header = [
+        "release",
+        "site",
+        "kind",
+        "configurations",
+        "verdict",
+        "first fixed in",
+    ];
+    let rows: Vec<[String; 6]> = report
+        .groups
+        .iter()
+        .map(|g| {
+            [
+                report.builds[g.build].to_string(),
+                g.site.id.to_string(),
+                match g.site.kind {
+                    SiteKind::Bug => "bug".to_string(),
+                    SiteKind::Rejection => "rejection".to_string(),
+                },
+                g.count.to_string(),
+                g.verdict.to_string(),
+                first_fix(report, g),
+            ]
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "== Summary: failing configurations by release and site (details below)\n"
+    );
+    let mut widths = header.map(str::len);
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: [&str; 6]| -> String {
+        let mut l = String::from(" ");
+        for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
+            // counts right-aligned, the rest left
+            if i == 3 {
+                l += &format!(" {cell:>w$}");
+            } else {
+                l += &format!(" {cell:<w$}");
+            }
+        }
+        l.trim_end().to_string()
+    };
+    let _ = writeln!(out, "{}", line(header));
+    for row in &rows {
+        let _ = writeln!(out, "{}", line(row.each_ref().map(String::as_str)));
+    }
+    let _ = writeln!(out);
+}
+
+/// The first release that compiles some of a group's configurations, and
+/// how many no release looked at compiles.
+fn first_fix<C>(report: &Report<C>, g: &SiteGroup) -> String {
+    let first = g.fixes.iter().filter_map(|(f, _)| f.fixed_in).min();
+    let never: u64 = g
+        .fixes
+        .iter()
+        .filter(|(f, _)| f.fixed_in.is_none())
+        .map(|(_, n)| n)
+        .sum();
+    let nothing = match g.fixes.first().map(|(f, _)| (f.scope, f.later)) {
+        Some((_, false)) => "no later release",
+        Some((Scope::Scanned, true)) => "none scanned",
+        _ => "none",
+    };
+    match first {
+        None => nothing.to_string(),
+        Some(r) if never > 0 => format!("{} ({never} never)", report.name_of(r)),
+        Some(r) => report.name_of(r),
+    }
+}
+
+/// Up to `options.show` of `configs`, one per shape unless every variant
+/// is asked for, each with how many of the others share its shape.
+fn listing<C: Configuration>(
+    report: &Report<C>,
+    configs: &[usize],
+    options: &TextOptions,
+) -> Vec<(usize, usize)> {
+    let mut rows: Vec<(usize, usize, String)> = Vec::new();
+    for &c in configs {
+        let Some(config) = report.configs.get(c) else {
+            continue;
+        };
+        if options.all_variants {
+            if rows.len() == options.show {
+                break;
+            }
+            rows.push((c, 0, String::new()));
+            continue;
+        }
+        let shape = config.shape();
+        if let Some(row) = rows.iter_mut().find(|r| r.2 == shape) {
+            row.1 += 1;
+        } else if rows.len() < options.show {
+            rows.push((c, 0, shape));
+        }
+    }
+    rows.into_iter().map(|(c, like, _)| (c, like)).collect()
+}
+
+fn group<C: Configuration>(
+    out: &mut String,
+    report: &Report<C>,
+    g: &SiteGroup,
+    options: &TextOptions,
+) {
     let f = &g.failure;
     let build = &report.builds[g.build];
     let _ = writeln!(
@@ -196,13 +317,32 @@ fn group<C: Configuration>(out: &mut String, report: &Report<C>, g: &SiteGroup, 
         let places: Vec<String> = g.places.iter().map(|(p, n)| format!("{p}: {n}")).collect();
         let _ = writeln!(out, "  patterns:  {}", places.join(", "));
     }
-    let _ = writeln!(out, "  smallest:");
-    let listed = g.configs.len().min(show);
-    for &c in &g.configs[..listed] {
-        let _ = writeln!(out, "    {}", report.configs[c]);
+    let rows = listing(report, &g.configs, options);
+    if options.all_variants {
+        let _ = writeln!(out, "  smallest:");
+    } else {
+        let _ = writeln!(
+            out,
+            "  smallest (one per shape; +N: as many more that differ only in element type, \
+             stages or target):"
+        );
     }
-    if g.count > listed as u64 {
-        let _ = writeln!(out, "    … {} more", g.count - listed as u64);
+    let mut listed = 0u64;
+    for &(c, like) in &rows {
+        let others = if like == 0 {
+            String::new()
+        } else {
+            format!(" (+{like})")
+        };
+        let _ = writeln!(out, "    {}{others}", report.configs[c]);
+        listed += 1 + like as u64;
+    }
+    if g.count > listed {
+        let _ = writeln!(
+            out,
+            "    … {} more (--show N lists more shapes, --all-variants every configuration)",
+            g.count - listed
+        );
     }
     let _ = writeln!(out, "  message:   {}", f.triton_message);
     let _ = writeln!(out, "  why:       {}", f.explanation);
@@ -350,4 +490,72 @@ fn confirmations<C: Configuration>(out: &mut String, report: &Report<C>) {
         );
     }
     let _ = writeln!(out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finder::search::{Options, Space};
+
+    /// int8 dots with K = 16 on sm80, in one or two stages: 3.1 refuses
+    /// both (one shape), 3.2 compiles them, 3.3 refuses them again.
+    fn report() -> Report<crate::finder::Config> {
+        let space = Space {
+            patterns: vec!["dot".parse().unwrap()],
+            sizes: vec![16],
+            dtypes: vec!["int8".parse().unwrap()],
+            warps: vec![4],
+            stages: vec![1, 2],
+            archs: vec!["sm80".parse().unwrap()],
+            ctas: vec![1],
+            ..Space::default()
+        };
+        crate::report::search(&space, &Options { examples: 8 }, &|_, _| {})
+    }
+
+    #[test]
+    fn the_summary_table_opens_with_a_row_per_release_and_site() {
+        let report = report();
+        let options = TextOptions {
+            all_rejections: true,
+            ..TextOptions::default()
+        };
+        let text = text(&report, &options);
+        let (summary, details) = text.split_once("== Compiler failures").unwrap();
+        assert!(summary.contains("release site  kind      configurations verdict first fixed in"));
+        let row = summary
+            .lines()
+            .find(|l| l.trim_start().starts_with("3.1"))
+            .unwrap();
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(cells, ["3.1", "dot_k", "rejection", "2", "error", "3.2"]);
+        // 3.3's are refused by every later release too
+        assert!(
+            summary
+                .lines()
+                .any(|l| l.split_whitespace().collect::<Vec<_>>()
+                    == ["3.3", "dot_k", "rejection", "2", "error", "none"])
+        );
+        // the details follow, one section per row
+        assert_eq!(details.matches("— site dot_k").count(), report.groups.len());
+    }
+
+    #[test]
+    fn configurations_of_one_shape_are_listed_once_unless_every_variant_is_asked() {
+        let report = report();
+        let one = TextOptions {
+            all_rejections: true,
+            ..TextOptions::default()
+        };
+        let text_one = text(&report, &one);
+        assert!(text_one.contains("stages=1 sm80 triton=3.1 (+1)\n"));
+        assert!(!text_one.contains("stages=2 sm80 triton=3.1"));
+        let every = TextOptions {
+            all_variants: true,
+            ..one
+        };
+        let text_every = text(&report, &every);
+        assert!(text_every.contains("stages=1 sm80 triton=3.1\n"));
+        assert!(text_every.contains("stages=2 sm80 triton=3.1\n"));
+    }
 }
