@@ -22,6 +22,8 @@ pub(crate) struct Module {
     /// `triton_gpu.target` up to 3.2). Triton prints it on every module it
     /// writes.
     pub capability: Option<u32>,
+    /// `num-ctas`: the CTAs of a thread-block cluster (1 when not written).
+    pub num_ctas: u64,
 }
 
 impl Module {
@@ -29,8 +31,15 @@ impl Module {
     pub(crate) fn read(text: &str) -> Module {
         Module {
             capability: capability(text),
+            num_ctas: num_ctas(text).unwrap_or(1),
         }
     }
+}
+
+/// The `"ttg.num-ctas" = N` (`"triton_gpu.num-ctas"` up to 3.2) attribute.
+fn num_ctas(text: &str) -> Option<u64> {
+    let at = text.find(".num-ctas\" = ")? + ".num-ctas\" = ".len();
+    leading_number(&text[at..])
 }
 
 /// The compute capability in the module's `target = "cuda:NN"` attribute.
@@ -60,6 +69,9 @@ pub(crate) struct Op<'a> {
     /// The result's encoding, when the op yields a tensor (`-> tensor<...>`,
     /// a conversion's destination).
     pub result: Option<String>,
+    /// Every `tensor<...>` and `memdesc<...>` type on the line, in order
+    /// (a dot's operands, then its result).
+    pub types: Vec<Typed>,
     /// The module's `#alias` definitions.
     pub defs: &'a Defs,
     /// The module's own attributes.
@@ -101,6 +113,20 @@ pub(crate) fn typed(line: &str, opener: &str) -> Option<Typed> {
     let comma = body.find(", #")?;
     let (shape, ty) = split_type(&body[..comma])?;
     Some((shape, ty, attribute_text(&body[comma + 2..])))
+}
+
+/// Every `tensor<...>` and `memdesc<...>` type written on `line`, in the
+/// order they appear.
+pub(crate) fn all_typed(line: &str) -> Vec<Typed> {
+    let mut starts: Vec<(usize, &str)> = ["tensor<", "memdesc<"]
+        .into_iter()
+        .flat_map(|opener| line.match_indices(opener).map(move |(at, _)| (at, opener)))
+        .collect();
+    starts.sort_unstable();
+    starts
+        .into_iter()
+        .filter_map(|(at, opener)| typed(&line[at..], opener))
+        .collect()
 }
 
 /// The attribute at the start of `s`: its alias name, or its whole inline
