@@ -5,7 +5,8 @@
 //! - `golden`: cases mirroring Triton's own unit tests.
 //! - `laws`: algebraic laws and brute-force agreement (proptest).
 //! - `finder`, `op_level`: the bug finder against recorded real compiles (kernels; one-op modules);
-//!   `ttgir_scan`: `check-ttgir` on dumps of the scan and gather kernels.
+//!   `ttgir_scan`: `check-ttgir` on dumps of the scan and gather kernels; `grid_ttgir`: the grid
+//!   kernels' TTGIR (1-4 CTAs, 3.5-3.9) through scan's checks against the real compiles.
 //! - `recorded`: the reader of every recorded data file (header, count, named records),
 //!   shared by the replay tests; its own tests check every file under `tests/data`.
 //! - `shrink_ops`: `ops` fuzz inputs, checked `eval` requests, and shrinking a wrong result.
@@ -18,6 +19,7 @@ mod explain;
 mod finder;
 mod golden;
 mod gpu_findings;
+mod grid_ttgir;
 mod laws;
 mod op_level;
 mod oracle_replay;

@@ -35,6 +35,10 @@ pub enum Kind {
     OpLevelModules,
     /// Random one-op modules (`op_level.py fuzz --out`).
     OpLevelFuzz,
+    /// One-op modules of later sites, per release (`op_level.py record --sites`).
+    OpLevelSiteModules,
+    /// Kernel compiles with the TTGIR handed to the lowering (`grid_ttgir.py record`).
+    GridTtgirCompiles,
     /// `LinearLayout` requests and Triton's answers (`algebra_oracle.py record`).
     AlgebraRequests,
     /// Gluon's conversions of random attributes (`encodings_oracle.py record`).
@@ -48,7 +52,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 12] = [
+    pub const ALL: [Kind; 14] = [
         Kind::Configs,
         Kind::KernelCompiles,
         Kind::FlaCompiles,
@@ -56,6 +60,8 @@ impl Kind {
         Kind::KnownDisagreements,
         Kind::OpLevelModules,
         Kind::OpLevelFuzz,
+        Kind::OpLevelSiteModules,
+        Kind::GridTtgirCompiles,
         Kind::AlgebraRequests,
         Kind::Conversions,
         Kind::GoldenConversions,
@@ -72,6 +78,8 @@ impl Kind {
             Kind::KnownDisagreements => "known-disagreements",
             Kind::OpLevelModules => "op-level-modules",
             Kind::OpLevelFuzz => "op-level-fuzz",
+            Kind::OpLevelSiteModules => "op-level-site-modules",
+            Kind::GridTtgirCompiles => "grid-ttgir-compiles",
             Kind::AlgebraRequests => "algebra-requests",
             Kind::Conversions => "conversions",
             Kind::GoldenConversions => "golden-conversions",

@@ -66,6 +66,57 @@ pub struct ReleaseInfo {
     /// The dialect prefix its TTGIR prints: `triton_gpu` up to 3.2, `ttg`
     /// from 3.3 (PR #5266).
     pub dialect: &'static str,
+    /// The assemblers the wheel bundles and which targets each assembles,
+    /// read from the wheel (`backends/nvidia/bin/`, `get_ptxas(arch)` in
+    /// `backends/nvidia/compiler.py`): from the lowest compute capability
+    /// each takes, oldest first.
+    pub ptxas: &'static [Ptxas],
+}
+
+/// An assembler a wheel bundles: its version, the lowest compute capability
+/// it assembles (up to the next one's), and the environment variable that
+/// points Triton at another (`knobs.nvidia.ptxas`, `ptxas_blackwell`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ptxas {
+    /// Assembles targets from this compute capability.
+    pub from_capability: u32,
+    /// `ptxas --version`'s release (`12.8.93`).
+    pub version: &'static str,
+    /// The variable that replaces it (`TRITON_PTXAS_PATH`).
+    pub env: &'static str,
+}
+
+const PTXAS: &str = "TRITON_PTXAS_PATH";
+const PTXAS_BLACKWELL: &str = "TRITON_PTXAS_BLACKWELL_PATH";
+
+/// The wheel's one bundled assembler, for every target.
+const fn one_ptxas(version: &'static str) -> [Ptxas; 1] {
+    [Ptxas {
+        from_capability: 0,
+        version,
+        env: PTXAS,
+    }]
+}
+
+/// The wheel's two assemblers: `ptxas`, and `ptxas-blackwell` from
+/// `blackwell_from`.
+const fn two_ptxas(
+    version: &'static str,
+    blackwell_from: u32,
+    blackwell: &'static str,
+) -> [Ptxas; 2] {
+    [
+        Ptxas {
+            from_capability: 0,
+            version,
+            env: PTXAS,
+        },
+        Ptxas {
+            from_capability: blackwell_from,
+            version: blackwell,
+            env: PTXAS_BLACKWELL,
+        },
+    ]
 }
 
 /// Every modelled release, oldest first.
@@ -78,6 +129,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.1.0"],
         tag: "v3.1.0",
         dialect: "triton_gpu",
+        ptxas: &one_ptxas("12.4.99"),
     },
     ReleaseInfo {
         release: Release::V3_2,
@@ -87,6 +139,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.2.0"],
         tag: "v3.2.0",
         dialect: "triton_gpu",
+        ptxas: &one_ptxas("12.4.99"),
     },
     ReleaseInfo {
         release: Release::V3_3,
@@ -96,6 +149,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.3.1"],
         tag: "v3.3.1",
         dialect: "ttg",
+        ptxas: &two_ptxas("12.4.99", 100, "12.8.61"),
     },
     ReleaseInfo {
         release: Release::V3_4,
@@ -105,6 +159,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.4.0"],
         tag: "v3.4.0",
         dialect: "ttg",
+        ptxas: &one_ptxas("12.8.93"),
     },
     ReleaseInfo {
         release: Release::V3_5,
@@ -114,6 +169,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.5.1"],
         tag: "v3.5.1",
         dialect: "ttg",
+        ptxas: &one_ptxas("12.8.93"),
     },
     ReleaseInfo {
         release: Release::V3_6,
@@ -123,6 +179,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.6.0"],
         tag: "v3.6.0",
         dialect: "ttg",
+        ptxas: &two_ptxas("12.8.93", 100, "12.9.86"),
     },
     ReleaseInfo {
         release: Release::V3_7,
@@ -132,6 +189,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.7.1"],
         tag: "v3.7.1",
         dialect: "ttg",
+        ptxas: &two_ptxas("12.8.93", 100, "13.1.80"),
     },
     ReleaseInfo {
         release: Release::V3_8,
@@ -141,6 +199,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.8.0"],
         tag: "v3.8.0",
         dialect: "ttg",
+        ptxas: &two_ptxas("12.9.86", 100, "13.3.33"),
     },
     ReleaseInfo {
         release: Release::V3_9,
@@ -150,6 +209,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.9.0"],
         tag: "v3.9.0",
         dialect: "ttg",
+        ptxas: &two_ptxas("12.9.86", 90, "13.4.59"),
     },
 ];
 
@@ -173,6 +233,23 @@ impl Release {
     /// The newest modelled release (what `latest`, `newest` and `main`
     /// mean).
     pub const LATEST: Release = Release::V3_9;
+
+    /// The assembler the release's wheel uses for a target of compute
+    /// capability `capability`.
+    pub fn ptxas(self, capability: u32) -> Ptxas {
+        let info = self.info();
+        info.ptxas
+            .iter()
+            .rev()
+            .find(|p| p.from_capability <= capability)
+            .or(info.ptxas.first())
+            .copied()
+            .unwrap_or(Ptxas {
+                from_capability: 0,
+                version: "",
+                env: PTXAS,
+            })
+    }
 
     /// This release's row of [`RELEASES`].
     pub fn info(self) -> &'static ReleaseInfo {

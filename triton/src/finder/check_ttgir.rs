@@ -75,35 +75,7 @@ pub fn check(text: &str, release: Release) -> linear_layout::Result<Vec<Finding>
     }
     let module = Module::read(text);
     let lines: Vec<&str> = text.lines().collect();
-    let mut ops = Vec::new();
-    for (index, line) in lines.iter().enumerate() {
-        // `tt.gather` is not checked: its layout fails in the
-        // thread-locality pass (the `gather_layout` site), which compiling a
-        // TTGIR file does not run (Triton starts after the file's own
-        // stage); its lowering is not modelled.
-        let op = if let Some(name) = REGION_OPS
-            .into_iter()
-            .find(|op| line.contains(&format!("\"tt.{op}\"(")))
-        {
-            region_op(&lines, index, name, &defs, &module)
-        } else {
-            OPS.into_iter()
-                .find(|op| line.contains(&format!(".{op} ")) || line.contains(&format!(".{op}\"")))
-                .map(|name| Op {
-                    name,
-                    line,
-                    tensor: typed(line, "tensor<"),
-                    buffer: typed(line, "memdesc<").or_else(|| typed(line, "-> <")),
-                    result: typed(line, "-> tensor<").map(|t| t.2),
-                    types: all_typed(line),
-                    defs: &defs,
-                    module: &module,
-                })
-        };
-        if let Some(op) = op {
-            ops.push((index, op));
-        }
-    }
+    let ops = read_ops(&lines, &defs, &module);
     // The lowering's first pass rewrites conversions over the whole module
     // (`Event::Decompose`) before any op is allocated or lowered; then each
     // op is lowered in program order (`Event::Op`).
@@ -123,6 +95,67 @@ pub fn check(text: &str, release: Release) -> linear_layout::Result<Vec<Finding>
                     failure,
                 });
             }
+        }
+    }
+    Ok(findings)
+}
+
+/// Every layout-sensitive op of the module, with its 0-based line.
+fn read_ops<'a>(lines: &[&'a str], defs: &'a Defs, module: &'a Module) -> Vec<(usize, Op<'a>)> {
+    let mut ops = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        // `tt.gather` is not checked: its layout fails in the
+        // thread-locality pass (the `gather_layout` site), which compiling a
+        // TTGIR file does not run (Triton starts after the file's own
+        // stage); its lowering is not modelled.
+        let op = if let Some(name) = REGION_OPS
+            .into_iter()
+            .find(|op| line.contains(&format!("\"tt.{op}\"(")))
+        {
+            region_op(lines, index, name, defs, module)
+        } else {
+            OPS.into_iter()
+                .find(|op| line.contains(&format!(".{op} ")) || line.contains(&format!(".{op}\"")))
+                .map(|name| Op {
+                    name,
+                    line,
+                    tensor: typed(line, "tensor<"),
+                    buffer: typed(line, "memdesc<").or_else(|| typed(line, "-> <")),
+                    result: typed(line, "-> tensor<").map(|t| t.2),
+                    types: all_typed(line),
+                    defs,
+                    module,
+                })
+        };
+        if let Some(op) = op {
+            ops.push((index, op));
+        }
+    }
+    ops
+}
+
+/// The risks the assembler the release bundles takes with the module once
+/// Triton has compiled it ([`crate::Ending::Risk`] sites): kernels of a
+/// shape the assembler is known to miscompile sometimes. Reported beside
+/// [`check`]'s findings, never as a compile's verdict.
+pub fn risks(text: &str, release: Release) -> linear_layout::Result<Vec<Finding>> {
+    let defs = Defs::from_module(text)?;
+    let module = Module::read(text);
+    let lines: Vec<&str> = text.lines().collect();
+    let mut findings = Vec::new();
+    for (index, op) in read_ops(&lines, &defs, &module) {
+        let event = Event::Assemble {
+            op: &op,
+            lines: &lines,
+            index,
+        };
+        if let Err(failure) = sites::run(&event, release, &mut Trace::new(false)) {
+            findings.push(Finding {
+                line: index + 1,
+                op: op.name.to_string(),
+                verdict: failure.verdict(Entry::IrFile),
+                failure,
+            });
         }
     }
     Ok(findings)

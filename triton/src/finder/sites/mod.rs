@@ -27,6 +27,7 @@ pub(crate) mod mma_version;
 pub(crate) mod nvmma_memdesc;
 pub(crate) mod operand_shared;
 pub(crate) mod plan_cta;
+pub(crate) mod ptxas_wgmma_reuse;
 pub(crate) mod scan_layout;
 pub(crate) mod shared_linear_xor;
 pub(crate) mod shared_tile;
@@ -60,6 +61,15 @@ pub(crate) enum Event<'a> {
     Definition(&'a Attr),
     /// A layout-sensitive op of a TTGIR module, lowered.
     Op(&'a Op<'a>),
+    /// A layout-sensitive op of a TTGIR module (on line `index` of
+    /// `lines`) as the assembler meets it, after Triton is done: the risks
+    /// of the bundled ptxas (`check_ttgir::risks`), never a failure of the
+    /// compile.
+    Assemble {
+        op: &'a Op<'a>,
+        lines: &'a [&'a str],
+        index: usize,
+    },
     /// A layout-sensitive op of a TTGIR module as the lowering's first
     /// pass sees it (`DecomposeUnsupportedNVIDIAConversions`, which
     /// rewrites conversions over the whole module before anything is
@@ -195,7 +205,7 @@ pub(crate) trait SiteModel: Sync {
 /// within a conversion the scratch buffer (3.1), the layouts, the shuffle
 /// plan, the operand shortcut and the byte permutes. Adding a site is
 /// adding its file and a line here.
-pub(crate) static MODELS: [&dyn SiteModel; 31] = [
+pub(crate) static MODELS: [&dyn SiteModel; 32] = [
     &cga_spelling::Model,
     &language_feature::Model,
     &fp8_arch::Model,
@@ -227,6 +237,7 @@ pub(crate) static MODELS: [&dyn SiteModel; 31] = [
     &scan_layout::Model,
     &unknown_target::Model,
     &gather_layout::Model,
+    &ptxas_wgmma_reuse::Model,
 ];
 
 /// Runs every site's model on `event`: the first failure, in [`MODELS`]'
