@@ -21,7 +21,7 @@ pub struct Finding {
 }
 
 /// The layout-sensitive ops, as they are spelled after the dialect prefix.
-const OPS: [&str; 7] = [
+const OPS: [&str; 10] = [
     "local_alloc",
     "local_load",
     "local_store",
@@ -29,6 +29,9 @@ const OPS: [&str; 7] = [
     "async_copy_global_to_local",
     "warp_group_dot",
     "make_range",
+    "tc_gen5_mma",
+    "tmem_load",
+    "tmem_store",
 ];
 
 /// Input that holds no TTGIR module.

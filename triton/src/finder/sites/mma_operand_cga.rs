@@ -292,11 +292,15 @@ pub(crate) fn loader(
     reader: Reader,
     release: Release,
 ) -> Result<(), Failure> {
-    // Each loader is built (its descriptor found) before the loop.
+    // Each loader is built (its descriptor found) before the loop. From
+    // 3.8 a CTA's part without one core matrix has no NVMMA tile at all
+    // (`getNvmmaSmemAttrs`), whatever the instruction.
     for op in operands {
-        let Some(basis) = op.split_inside() else {
+        let no_tile = release >= Release::V3_8 && !op.core_matrix;
+        let inside = op.split_inside();
+        if inside.is_none() && !no_tile {
             continue;
-        };
+        }
         let layout = match (reader, op.is_a) {
             (Reader::Wgmma, true) => &WGMMA_LAYOUT_A,
             (Reader::Wgmma, false) => &WGMMA_LAYOUT,
@@ -313,12 +317,18 @@ pub(crate) fn loader(
             _ if op.core_matrix => &REPS,
             _ => layout,
         };
-        let why = format!(
-            "operand {}'s buffer starts another CTA's part at element {basis:?}, inside the {}x{} tile one instruction reads",
-            op.name(),
-            op.instr[0],
-            op.instr[1]
-        );
+        let why = match inside {
+            Some(basis) => format!(
+                "operand {}'s buffer starts another CTA's part at element {basis:?}, inside the {}x{} tile one instruction reads",
+                op.name(),
+                op.instr[0],
+                op.instr[1]
+            ),
+            None => format!(
+                "operand {}'s part per CTA holds less than one core matrix (8 rows of 16 bytes)",
+                op.name()
+            ),
+        };
         return Err(Failure::at(&SITE, location, release, why));
     }
     for op in operands {
@@ -379,40 +389,18 @@ fn wgmma_operands(op: &crate::finder::op::Op<'_>, release: Release) -> Option<Ve
     let (per_cta_m, per_cta_n) = (rows >> split(0), cols >> split(1));
     let mut operands = Vec::new();
     for (typed, is_a) in [(a, true), (b, false)] {
-        let (shape, ty, enc) = typed;
-        let attr = op.attr(enc)?;
-        if !matches!(
-            attr,
-            Attr::NvmmaShared(_) | Attr::SwizzledShared(_) | Attr::SharedLinear(_)
-        ) {
-            // Operand A in registers.
+        // Operand A may be in registers.
+        let Some((bases, swizzled, core_matrix)) = shared_operand(op, typed, release) else {
             continue;
-        }
-        let &[_, k] = &shape[..] else {
-            return None;
         };
-        let k = if is_a { k } else { shape[0] };
-        let bits = crate::finder::op::bits_of(ty);
-        let bases = block_bases(&attr, shape, release, Some(bits))?;
-        let swizzled = crate::finder::op::swizzle_of(&attr).unwrap_or(0) > 0;
-        // The CTA's part: the shape less the CGA's splits; its contiguous
-        // dim is the NVMMA buffer's (dim 0 when transposed).
-        let part: Vec<u64> = (0..2)
-            .map(|d| shape[d] >> bases.iter().filter(|b| b[d] != 0).count())
-            .collect();
-        let contiguous = match &attr {
-            Attr::NvmmaShared(n) if n.transposed => 0,
-            Attr::SwizzledShared(sw) => sw.order.first().copied().unwrap_or(1),
-            _ => 1,
-        };
-        let core_matrix = part[contiguous] * bits >= 128 && part[1 - contiguous] >= 8;
+        let shape = &typed.0;
         operands.push(if is_a {
             Operand {
                 is_a,
                 bases,
                 instr: [4 * instr_m, instr_k],
                 step: [instr_m * warps_m, instr_k],
-                extent: [per_cta_m, k],
+                extent: [per_cta_m, shape[1]],
                 swizzled,
                 core_matrix,
             }
@@ -422,12 +410,91 @@ fn wgmma_operands(op: &crate::finder::op::Op<'_>, release: Release) -> Option<Ve
                 bases,
                 instr: [instr_k, instr_n],
                 step: [instr_k, instr_n * warps_n],
-                extent: [k, per_cta_n],
+                extent: [shape[0], per_cta_n],
                 swizzled,
                 core_matrix,
             }
         });
     }
+    Some(operands)
+}
+
+/// An operand in shared memory (`typed`, on `op`), or `None` for one that
+/// is not (operand A in tensor memory).
+fn shared_operand(
+    op: &crate::finder::op::Op<'_>,
+    typed: &crate::finder::op::Typed,
+    release: Release,
+) -> Option<(Vec<[u64; 2]>, bool, bool)> {
+    use crate::attr::Attr;
+    let (shape, ty, enc) = typed;
+    let attr = op.attr(enc)?;
+    if !matches!(
+        attr,
+        Attr::NvmmaShared(_) | Attr::SwizzledShared(_) | Attr::SharedLinear(_)
+    ) || shape.len() != 2
+    {
+        return None;
+    }
+    let bits = crate::finder::op::bits_of(ty);
+    let bases = block_bases(&attr, shape, release, Some(bits))?;
+    let swizzled = crate::finder::op::swizzle_of(&attr).unwrap_or(0) > 0;
+    let part: Vec<u64> = (0..2)
+        .map(|d| shape[d] >> bases.iter().filter(|b| b[d] != 0).count())
+        .collect();
+    let contiguous = match &attr {
+        Attr::NvmmaShared(n) if n.transposed => 0,
+        Attr::SwizzledShared(sw) => sw.order.first().copied().unwrap_or(1),
+        _ => 1,
+    };
+    let core_matrix = part[contiguous] * bits >= 128 && part[1 - contiguous] >= 8;
+    Some((bases, swizzled, core_matrix))
+}
+
+/// The operands of a `tc_gen5_mma` held in shared memory, as `convertMMAv5`
+/// walks them (`MMAv5.cpp`): the instruction is `blockM × min(blockN, N)`
+/// of the accumulator's tensor-memory encoding, per CTA, and `256 / bits`
+/// deep; A's origins are `(m · mmaSizeM, k · mmaSizeK)`, B's `(k · mmaSizeK,
+/// n · mmaSizeN)`. A pair of CTAs sharing one instruction (`two_ctas`)
+/// splits B by design, and is not read here.
+fn tcgen05_operands(op: &crate::finder::op::Op<'_>, release: Release) -> Option<Vec<Operand>> {
+    let [a, b, d, ..] = &op.types[..] else {
+        return None;
+    };
+    let tmem = op.module.tmem(&d.2)?;
+    if tmem.two_ctas || op.line.contains("two_ctas") {
+        return None;
+    }
+    let [rows, cols] = d.0[..] else {
+        return None;
+    };
+    let (per_cta_m, per_cta_n) = (rows / tmem.split[0].max(1), cols / tmem.split[1].max(1));
+    let bits = crate::finder::op::bits_of(&a.1);
+    let mma_k = 256 / bits.max(1);
+    let (mma_m, mma_n) = (tmem.block_m, tmem.block_n.min(per_cta_n));
+    let k = *a.0.get(1)?;
+    let mut operands = Vec::new();
+    if let Some((bases, swizzled, core_matrix)) = shared_operand(op, a, release) {
+        operands.push(Operand {
+            is_a: true,
+            bases,
+            instr: [mma_m, mma_k],
+            step: [mma_m, mma_k],
+            extent: [per_cta_m, k],
+            swizzled,
+            core_matrix,
+        });
+    }
+    let (bases, swizzled, core_matrix) = shared_operand(op, b, release)?;
+    operands.push(Operand {
+        is_a: false,
+        bases,
+        instr: [mma_k, mma_n],
+        step: [mma_k, mma_n],
+        extent: [k, per_cta_n],
+        swizzled,
+        core_matrix,
+    });
     Some(operands)
 }
 
@@ -459,6 +526,12 @@ impl super::SiteModel for Model {
             super::Event::Op(op) if op.name == "warp_group_dot" && op.module.num_ctas > 1 => {
                 match wgmma_operands(op, release) {
                     Some(operands) => loader(&operands, Reader::Wgmma, release),
+                    None => Ok(()),
+                }
+            }
+            super::Event::Op(op) if op.name == "tc_gen5_mma" && op.module.num_ctas > 1 => {
+                match tcgen05_operands(op, release) {
+                    Some(operands) => loader(&operands, Reader::Tcgen05, release),
                     None => Ok(()),
                 }
             }
