@@ -696,6 +696,31 @@ impl fmt::Display for Span {
 
 #[cfg(test)]
 mod tests {
+
+    /// The assembler per target, as read from each wheel: 3.5-3.7 use
+    /// ptxas 12.8 for sm90, 3.8 12.9, and 3.9 its Blackwell ptxas from sm90.
+    #[test]
+    fn each_wheel_assembles_each_target_with_its_bundled_ptxas() {
+        let at = |r: Release, cc| r.ptxas(cc);
+        assert_eq!(at(Release::V3_5, 90).version, "12.8.93");
+        assert_eq!(at(Release::V3_6, 90).version, "12.8.93");
+        assert_eq!(at(Release::V3_6, 100).version, "12.9.86");
+        assert_eq!(at(Release::V3_6, 100).env, "TRITON_PTXAS_BLACKWELL_PATH");
+        assert_eq!(at(Release::V3_7, 90).env, "TRITON_PTXAS_PATH");
+        assert_eq!(at(Release::V3_8, 90).version, "12.9.86");
+        assert_eq!(at(Release::V3_9, 80).version, "12.9.86");
+        assert_eq!(at(Release::V3_9, 90).version, "13.4.59");
+        assert_eq!(at(Release::V3_9, 90).env, "TRITON_PTXAS_BLACKWELL_PATH");
+        for info in &RELEASES {
+            assert!(
+                info.ptxas.windows(2).all(|w| w[0].from_capability < w[1].from_capability)
+                    && info.ptxas.first().is_some_and(|p| p.from_capability == 0),
+                "{}",
+                info.name
+            );
+        }
+    }
+
     use super::Release::{self, *};
     use super::*;
 

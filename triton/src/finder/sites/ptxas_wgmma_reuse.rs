@@ -130,3 +130,52 @@ impl super::SiteModel for Model {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::Release;
+    use crate::finder::check_ttgir::{check, risks};
+
+    /// Two wgmma dots with P stored to shared memory between them, in the
+    /// shape 3.6's front end writes (trimmed to the ops that matter).
+    fn module(target: &str) -> String {
+        format!(
+            r#"#mma = #ttg.nvidia_mma<{{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}}>
+#shared = #ttg.nvmma_shared<{{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}}>
+#smem = #ttg.shared_memory
+module attributes {{"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "{target}", "ttg.threads-per-warp" = 32 : i32}} {{
+  tt.func public @k() {{
+    %p = ttng.warp_group_dot %a, %b, %c {{inputPrecision = 0 : i32}} : !ttg.memdesc<64x64xbf16, #shared, #smem> * !ttg.memdesc<64x64xbf16, #shared, #smem> -> tensor<64x64xf32, #mma>
+    %q = ttg.local_alloc %pb : (tensor<64x64xbf16, #mma>) -> !ttg.memdesc<64x64xbf16, #shared, #smem>
+    %o = ttng.warp_group_dot %q, %d, %c {{inputPrecision = 0 : i32}} : !ttg.memdesc<64x64xbf16, #shared, #smem> * !ttg.memdesc<64x64xbf16, #shared, #smem> -> tensor<64x64xf32, #mma>
+    tt.return
+  }}
+}}
+"#
+        )
+    }
+
+    #[test]
+    fn the_risk_follows_the_bundled_assembler() {
+        let sm90 = module("cuda:90");
+        for (release, expected) in [
+            (Release::V3_5, false),
+            (Release::V3_6, true),
+            (Release::V3_7, true),
+            (Release::V3_8, false),
+            (Release::V3_9, false),
+        ] {
+            let found = risks(&sm90, release).unwrap();
+            assert_eq!(found.len(), usize::from(expected), "{release}: {found:?}");
+            // Never a compile failure.
+            assert!(check(&sm90, release).unwrap().iter().all(|f| f.failure.site.id != "ptxas_wgmma_reuse"));
+        }
+        let found = risks(&sm90, Release::V3_6).unwrap();
+        assert_eq!((found[0].line, found[0].verdict), (8, crate::Verdict::Risk));
+        // Not on Blackwell, whose assembler 3.6 bundles is 12.9.
+        assert!(risks(&module("cuda:100"), Release::V3_6).unwrap().is_empty());
+        // One dot alone takes no risk.
+        let one = sm90.replace("    %o = ttng.warp_group_dot", "    %o = ttng.other_op");
+        assert!(risks(&one, Release::V3_6).unwrap().is_empty());
+    }
+}
