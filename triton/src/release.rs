@@ -713,7 +713,9 @@ mod tests {
         assert_eq!(at(Release::V3_9, 90).env, "TRITON_PTXAS_BLACKWELL_PATH");
         for info in &RELEASES {
             assert!(
-                info.ptxas.windows(2).all(|w| w[0].from_capability < w[1].from_capability)
+                info.ptxas
+                    .windows(2)
+                    .all(|w| w[0].from_capability < w[1].from_capability)
                     && info.ptxas.first().is_some_and(|p| p.from_capability == 0),
                 "{}",
                 info.name

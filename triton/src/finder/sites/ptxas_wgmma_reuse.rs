@@ -168,12 +168,21 @@ module attributes {{"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.tar
             let found = risks(&sm90, release).unwrap();
             assert_eq!(found.len(), usize::from(expected), "{release}: {found:?}");
             // Never a compile failure.
-            assert!(check(&sm90, release).unwrap().iter().all(|f| f.failure.site.id != "ptxas_wgmma_reuse"));
+            assert!(
+                check(&sm90, release)
+                    .unwrap()
+                    .iter()
+                    .all(|f| f.failure.site.id != "ptxas_wgmma_reuse")
+            );
         }
         let found = risks(&sm90, Release::V3_6).unwrap();
         assert_eq!((found[0].line, found[0].verdict), (8, crate::Verdict::Risk));
         // Not on Blackwell, whose assembler 3.6 bundles is 12.9.
-        assert!(risks(&module("cuda:100"), Release::V3_6).unwrap().is_empty());
+        assert!(
+            risks(&module("cuda:100"), Release::V3_6)
+                .unwrap()
+                .is_empty()
+        );
         // One dot alone takes no risk.
         let one = sm90.replace("    %o = ttng.warp_group_dot", "    %o = ttng.other_op");
         assert!(risks(&one, Release::V3_6).unwrap().is_empty());
