@@ -77,3 +77,45 @@ fn scan_gives_every_recorded_grid_kernel_its_outcome() {
         "no recorded module fails in the lowering"
     );
 }
+
+/// flash-linear-attention's `chunk_fwd_kernel_o` (fla-core 0.6.0) as 3.9.0's
+/// front end writes it for sm90 with 8 warps and 2 CTAs
+/// (`tests/data/compile/fla060-chunk_o-3.9.0-w8-c2-sm90.ttgir`, locations
+/// stripped): its first dot reads q from a buffer split along M while the
+/// dot splits N. Compiled as a file (`dump_ttgir.py file … 90`), 3.9.0
+/// stops at `MMAHelpers.h:280`, 3.8.0 at `:261` (both `getReps`), and 3.7.1
+/// with the operand-A diagnostic on line 217, the first `warp_group_dot`;
+/// `check-ttgir` must say the same, on the same line.
+#[test]
+fn check_ttgir_finds_the_wgmma_operand_split_of_a_public_kernel() {
+    use linear_layout_triton::finder::check_ttgir::check;
+    let path = recorded::data_dir()
+        .join("compile")
+        .join("fla060-chunk_o-3.9.0-w8-c2-sm90.ttgir");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    for (release, at) in [
+        (Release::V3_9, "MMAHelpers.h:280"),
+        (Release::V3_8, "MMAHelpers.h:261"),
+        (
+            Release::V3_7,
+            "failed to find valid wgmma layout for operand A",
+        ),
+    ] {
+        let findings = check(&text, release).unwrap();
+        let first = findings
+            .first()
+            .unwrap_or_else(|| panic!("{release}: nothing found"));
+        assert_eq!(
+            (first.line, first.op.as_str()),
+            (217, "warp_group_dot"),
+            "{release}"
+        );
+        assert_eq!(first.failure.site.id, "mma_operand_cga", "{release}");
+        let said = format!(
+            "{} {}",
+            first.failure.location.file_and_line().unwrap_or_default(),
+            first.failure.triton_message
+        );
+        assert!(said.contains(at), "{release}: {said}");
+    }
+}
