@@ -66,6 +66,19 @@ impl ScanReport {
                 "passes_in": rel(x.passes_in), "fails_in": rel(x.fails_in), "what": x.what,
                 "count": x.configs.len(), "minimal": self.configs[x.configs[0]].to_json(),
             })).collect::<Vec<_>>(),
+            "risks": self.risks.iter().map(|g| json!({
+                "release": rel(g.release),
+                "site": g.site.id,
+                "title": g.site.title,
+                "verdict": g.finding.failure.verdict(From::Source),
+                "count": g.configs.len(),
+                "configs": g.configs,
+                "minimal": self.configs[g.configs[0]].to_json(),
+                "failure": g.finding.failure.to_json(From::Source),
+                "line": g.finding.line,
+                "op": g.finding.op,
+                "workaround": g.site.workaround,
+            })).collect::<Vec<_>>(),
             "confirmations": self.confirmations.iter().map(|x| json!({
                 "release": rel(x.release), "config": x.config, "predicted": x.predicted,
                 "real": x.real, "message": x.message, "confirmed": x.confirmed,
@@ -167,6 +180,25 @@ impl ScanReport {
                     x.what,
                     x.configs.len(),
                     self.cfg(x.configs[0])
+                );
+            }
+            let _ = writeln!(out);
+        }
+        if !self.risks.is_empty() {
+            let _ = writeln!(
+                out,
+                "== Risks: the kernel compiles, but the assembler the release bundles may miscompile it\n"
+            );
+            for g in &self.risks {
+                let _ = writeln!(
+                    out,
+                    "Triton {} — {} in {} configuration(s), e.g. {}:\n    {}\n    workaround: {}",
+                    self.wheel(g.release),
+                    g.site.id,
+                    g.configs.len(),
+                    self.cfg(g.configs[0]),
+                    g.finding.failure.explanation,
+                    g.site.workaround
                 );
             }
             let _ = writeln!(out);

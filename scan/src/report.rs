@@ -9,7 +9,7 @@ use super::cache::{Cache, Entry};
 use super::python::{Interpreter, Interpreters};
 use super::space::{Inspection, ScanConfig};
 use super::{ScanRequest, check_module, reduce, reproducer};
-use linear_layout_triton::finder::check_ttgir::Finding;
+use linear_layout_triton::finder::check_ttgir::{self, Finding};
 use linear_layout_triton::{Entry as From, Release, Site, SiteKind, Verdict};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -336,12 +336,68 @@ pub struct ScanReport {
     pub front_end: Vec<FrontEndGroup>,
     /// Regressions.
     pub regressions: Vec<Regression>,
+    /// Modules that compile but that the release's bundled assembler may
+    /// miscompile, by release and site (`check_ttgir::risks`).
+    pub risks: Vec<RiskGroup>,
     /// Confirmations (`--confirm`).
     pub confirmations: Vec<Confirmation>,
     /// Timing.
     pub timing: Timing,
     /// Where artefacts were written.
     pub out_dir: PathBuf,
+}
+
+/// The configurations of one release whose modules compile but carry one
+/// risk (a [`linear_layout_triton::Ending::Risk`] site).
+#[derive(Clone, Debug)]
+pub struct RiskGroup {
+    /// Index into [`ScanReport::releases`].
+    pub release: usize,
+    /// The site.
+    pub site: &'static Site,
+    /// The configurations, smallest first.
+    pub configs: Vec<usize>,
+    /// The smallest one's finding.
+    pub finding: Finding,
+}
+
+/// The risks of every module that compiles, grouped by release and site.
+fn risk_groups(
+    releases: &[Scanned],
+    configs: &[ScanConfig],
+    outcomes: &[Vec<Outcome>],
+    entries: &BTreeMap<(usize, usize), Entry>,
+) -> Vec<RiskGroup> {
+    let mut by_site: BTreeMap<(usize, &'static str), Vec<(usize, Finding)>> = BTreeMap::new();
+    for (r, row) in outcomes.iter().enumerate() {
+        for (c, outcome) in row.iter().enumerate() {
+            let (Outcome::Passes, Some(text)) =
+                (outcome, entries.get(&(r, c)).and_then(|e| e.ttgir.as_ref()))
+            else {
+                continue;
+            };
+            let found = check_ttgir::risks(text, releases[r].release).unwrap_or_default();
+            if let Some(f) = found.into_iter().next() {
+                by_site
+                    .entry((r, f.failure.site.id))
+                    .or_default()
+                    .push((c, f));
+            }
+        }
+    }
+    by_site
+        .into_iter()
+        .filter_map(|((r, _), found)| {
+            let cs = smallest(configs, found.iter().map(|(c, _)| *c).collect());
+            let finding = found.into_iter().find(|(c, _)| *c == cs[0])?.1;
+            Some(RiskGroup {
+                release: r,
+                site: finding.failure.site,
+                configs: cs,
+                finding,
+            })
+        })
+        .collect()
 }
 
 fn smallest(configs: &[ScanConfig], mut idx: Vec<usize>) -> Vec<usize> {
@@ -357,7 +413,7 @@ impl ScanReport {
         insp: &Inspection,
         configs: &[ScanConfig],
         outcomes: Vec<Vec<Outcome>>,
-        _entries: &BTreeMap<(usize, usize), Entry>,
+        entries: &BTreeMap<(usize, usize), Entry>,
     ) -> ScanReport {
         let releases: Vec<Scanned> = interps
             .found
@@ -479,6 +535,7 @@ impl ScanReport {
                 configs: smallest(configs, cs),
             })
             .collect();
+        let risks = risk_groups(&releases, configs, &outcomes, entries);
         ScanReport {
             kernel: req.kernel.clone(),
             name: insp.name.clone(),
@@ -491,6 +548,7 @@ impl ScanReport {
             groups,
             front_end,
             regressions,
+            risks,
             confirmations: Vec::new(),
             timing: Timing::default(),
             out_dir: req.out_dir.clone(),
