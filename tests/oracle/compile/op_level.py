@@ -32,6 +32,12 @@ Sites (the op each module holds):
               into a (1, 1, 1) swizzled buffer ordered like the load (PR
               #5905) or with dim 0 moved last (before it), sm80
 
+and, recorded per release with `record --sites` (kind
+`op-level-site-modules`): the multi-CTA sites of op_level_cta.py
+(cta_convert, cta_local, wgmma_cga; each case names its target) and 3.1
+and 3.2's Hopper sites of op_level_hopper.py (hopper_dot_operand,
+mma_indices).
+
 Subcommands (the parent runs under any python3; compiles run under the
 python of `tests/oracle/venv.sh VERSION`):
 
