@@ -63,7 +63,10 @@ fn site_models_agree_with_every_recorded_one_op_module() {
             "no recorded MMA pairs for {release}: {fuzz:?}"
         );
     }
-    let files: Vec<_> = grids.iter().chain(&fuzz).collect();
+    // The later sites (the multi-CTA ones of 3.5 on, 3.1/3.2's Hopper
+    // ones), one file per release.
+    let later = recorded::of_kind(Kind::OpLevelSiteModules);
+    let files: Vec<_> = grids.iter().chain(&fuzz).chain(&later).collect();
     let mut failures = Vec::new();
     // (release, site, outcome) → count, so that the grid is seen to exercise
     // both outcomes of every site somewhere.
@@ -143,6 +146,11 @@ fn site_models_agree_with_every_recorded_one_op_module() {
         "shared_tile",
         "pipelined_load",
         "mma_pair",
+        "cta_convert",
+        "cta_local",
+        "wgmma_cga",
+        "hopper_dot_operand",
+        "mma_indices",
     ] {
         for pass in [true, false] {
             assert!(

@@ -39,6 +39,10 @@ pub enum Kind {
     FamilyCompiles,
     /// One-op modules of the 3.7-3.9 family sites (`families.py record`).
     FamilyModules,
+    /// One-op modules of later sites, per release (`op_level.py record --sites`).
+    OpLevelSiteModules,
+    /// Kernel compiles with the TTGIR handed to the lowering (`grid_ttgir.py record`).
+    GridTtgirCompiles,
     /// `LinearLayout` requests and Triton's answers (`algebra_oracle.py record`).
     AlgebraRequests,
     /// Gluon's conversions of random attributes (`encodings_oracle.py record`).
@@ -52,7 +56,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 14] = [
+    pub const ALL: [Kind; 16] = [
         Kind::Configs,
         Kind::KernelCompiles,
         Kind::FlaCompiles,
@@ -62,6 +66,8 @@ impl Kind {
         Kind::OpLevelFuzz,
         Kind::FamilyCompiles,
         Kind::FamilyModules,
+        Kind::OpLevelSiteModules,
+        Kind::GridTtgirCompiles,
         Kind::AlgebraRequests,
         Kind::Conversions,
         Kind::GoldenConversions,
@@ -80,6 +86,8 @@ impl Kind {
             Kind::OpLevelFuzz => "op-level-fuzz",
             Kind::FamilyCompiles => "family-compiles",
             Kind::FamilyModules => "family-modules",
+            Kind::OpLevelSiteModules => "op-level-site-modules",
+            Kind::GridTtgirCompiles => "grid-ttgir-compiles",
             Kind::AlgebraRequests => "algebra-requests",
             Kind::Conversions => "conversions",
             Kind::GoldenConversions => "golden-conversions",

@@ -58,6 +58,10 @@ KINDS = {
     "op-level-fuzz": "random one-op TTGIR modules and their outcomes (op_level.py fuzz --out)",
     "family-compiles": "compiles of the 3.7-3.9 family kernels with their TTGIR (families.py record)",
     "family-modules": "one-op TTGIR modules of the 3.7-3.9 family sites and their outcomes (families.py record)",
+    "op-level-site-modules": "one-op TTGIR modules of op_level.py's later sites, one file per release "
+                             "(op_level.py record --sites)",
+    "grid-ttgir-compiles": "compile outcomes of kernel configurations with the TTGIR handed to the lowering "
+                           "(grid_ttgir.py record)",
     "algebra-requests": "LinearLayout requests and Triton's answers (algebra_oracle.py record)",
     "conversions": "layout attribute conversions by Gluon's to_linear_layout (encodings_oracle.py record)",
     "golden-conversions": "conversions restating Triton's own unit tests, transcribed by hand",
@@ -121,6 +125,8 @@ def op_name(site, p):
             return f"shared_tile-{p['rows']}x{p['cols']}-{p['dtype']}-sw{p['swizzle']}"
         if site == "pipelined_load":
             return f"pipelined_load-{p['load']}-{p['size']}-k{p['k']}-{p['dtype']}-{p['shared_order']}"
+        if site in ("cta_convert", "cta_local", "wgmma_cga"):
+            return f"{site}-sm{p['cap']}-c{p['ctas']}-{digest(p)}"
         if site == "mma_pair":
             return f"mma_pair-{_dims(p['shape'])}-{p['dtype']}-w{p['warps']}-sm{p['cap']}-{digest(p)}"
     except (KeyError, TypeError):
@@ -145,7 +151,7 @@ def base_name(kind, rec):
     file get `-2`, `-3`, ... in file order)."""
     if kind == "configs":
         return config_name(rec)
-    if kind == "kernel-compiles":
+    if kind in ("kernel-compiles", "grid-ttgir-compiles"):
         return config_name(rec["config"])
     if kind == "fla-compiles":
         return fla_name(rec["config"])
@@ -153,7 +159,7 @@ def base_name(kind, rec):
         return f"{rec['case']}-{rec['label']}-{rec['arch']}"
     if kind == "known-disagreements":
         return f"{config_name(rec['config'])}-triton{rec['config']['triton']}"
-    if kind in ("op-level-modules", "op-level-fuzz", "family-modules"):
+    if kind in ("op-level-modules", "op-level-fuzz", "family-modules", "op-level-site-modules"):
         return op_name(rec["site"], rec["params"])
     if kind == "family-compiles":
         return family_name(rec["config"])
@@ -350,7 +356,7 @@ def check_file(path):
             if len(problems) >= 5:
                 problems.append(f"{path}: ...")
                 break
-    if header["kind"] == "kernel-compiles" and "configs" in header:
+    if header["kind"] in ("kernel-compiles", "grid-ttgir-compiles") and "configs" in header:
         configs = os.path.join(os.path.dirname(path), header["configs"])
         if not os.path.exists(configs):
             problems.append(f"{path}: its configuration list {header['configs']} is missing")

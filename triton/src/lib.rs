@@ -71,5 +71,5 @@ pub use error::ConvertError;
 pub use failure::{Entry, Failure, Verdict};
 pub use parse::{Defs, parse_attr};
 pub use print::print_attr;
-pub use release::{RELEASES, Release, ReleaseInfo, Since, Span};
+pub use release::{Ptxas, RELEASES, Release, ReleaseInfo, Since, Span};
 pub use site::{Change, Ending, Location, Site, SiteKind};

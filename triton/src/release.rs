@@ -66,6 +66,57 @@ pub struct ReleaseInfo {
     /// The dialect prefix its TTGIR prints: `triton_gpu` up to 3.2, `ttg`
     /// from 3.3 (PR #5266).
     pub dialect: &'static str,
+    /// The assemblers the wheel bundles and which targets each assembles,
+    /// read from the wheel (`backends/nvidia/bin/`, `get_ptxas(arch)` in
+    /// `backends/nvidia/compiler.py`): from the lowest compute capability
+    /// each takes, oldest first.
+    pub ptxas: &'static [Ptxas],
+}
+
+/// An assembler a wheel bundles: its version, the lowest compute capability
+/// it assembles (up to the next one's), and the environment variable that
+/// points Triton at another (`knobs.nvidia.ptxas`, `ptxas_blackwell`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ptxas {
+    /// Assembles targets from this compute capability.
+    pub from_capability: u32,
+    /// `ptxas --version`'s release (`12.8.93`).
+    pub version: &'static str,
+    /// The variable that replaces it (`TRITON_PTXAS_PATH`).
+    pub env: &'static str,
+}
+
+const PTXAS: &str = "TRITON_PTXAS_PATH";
+const PTXAS_BLACKWELL: &str = "TRITON_PTXAS_BLACKWELL_PATH";
+
+/// The wheel's one bundled assembler, for every target.
+const fn one_ptxas(version: &'static str) -> [Ptxas; 1] {
+    [Ptxas {
+        from_capability: 0,
+        version,
+        env: PTXAS,
+    }]
+}
+
+/// The wheel's two assemblers: `ptxas`, and `ptxas-blackwell` from
+/// `blackwell_from`.
+const fn two_ptxas(
+    version: &'static str,
+    blackwell_from: u32,
+    blackwell: &'static str,
+) -> [Ptxas; 2] {
+    [
+        Ptxas {
+            from_capability: 0,
+            version,
+            env: PTXAS,
+        },
+        Ptxas {
+            from_capability: blackwell_from,
+            version: blackwell,
+            env: PTXAS_BLACKWELL,
+        },
+    ]
 }
 
 /// Every modelled release, oldest first.
@@ -78,6 +129,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.1.0"],
         tag: "v3.1.0",
         dialect: "triton_gpu",
+        ptxas: &one_ptxas("12.4.99"),
     },
     ReleaseInfo {
         release: Release::V3_2,
@@ -87,6 +139,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.2.0"],
         tag: "v3.2.0",
         dialect: "triton_gpu",
+        ptxas: &one_ptxas("12.4.99"),
     },
     ReleaseInfo {
         release: Release::V3_3,
@@ -96,6 +149,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.3.1"],
         tag: "v3.3.1",
         dialect: "ttg",
+        ptxas: &two_ptxas("12.4.99", 100, "12.8.61"),
     },
     ReleaseInfo {
         release: Release::V3_4,
@@ -105,6 +159,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.4.0"],
         tag: "v3.4.0",
         dialect: "ttg",
+        ptxas: &one_ptxas("12.8.93"),
     },
     ReleaseInfo {
         release: Release::V3_5,
@@ -114,6 +169,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.5.1"],
         tag: "v3.5.1",
         dialect: "ttg",
+        ptxas: &one_ptxas("12.8.93"),
     },
     ReleaseInfo {
         release: Release::V3_6,
@@ -123,6 +179,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.6.0"],
         tag: "v3.6.0",
         dialect: "ttg",
+        ptxas: &two_ptxas("12.8.93", 100, "12.9.86"),
     },
     ReleaseInfo {
         release: Release::V3_7,
@@ -132,6 +189,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.7.1"],
         tag: "v3.7.1",
         dialect: "ttg",
+        ptxas: &two_ptxas("12.8.93", 100, "13.1.80"),
     },
     ReleaseInfo {
         release: Release::V3_8,
@@ -141,6 +199,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.8.0"],
         tag: "v3.8.0",
         dialect: "ttg",
+        ptxas: &two_ptxas("12.9.86", 100, "13.3.33"),
     },
     ReleaseInfo {
         release: Release::V3_9,
@@ -150,6 +209,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.9.0"],
         tag: "v3.9.0",
         dialect: "ttg",
+        ptxas: &two_ptxas("12.9.86", 90, "13.4.59"),
     },
 ];
 
@@ -173,6 +233,23 @@ impl Release {
     /// The newest modelled release (what `latest`, `newest` and `main`
     /// mean).
     pub const LATEST: Release = Release::V3_9;
+
+    /// The assembler the release's wheel uses for a target of compute
+    /// capability `capability`.
+    pub fn ptxas(self, capability: u32) -> Ptxas {
+        let info = self.info();
+        info.ptxas
+            .iter()
+            .rev()
+            .find(|p| p.from_capability <= capability)
+            .or(info.ptxas.first())
+            .copied()
+            .unwrap_or(Ptxas {
+                from_capability: 0,
+                version: "",
+                env: PTXAS,
+            })
+    }
 
     /// This release's row of [`RELEASES`].
     pub fn info(self) -> &'static ReleaseInfo {
@@ -619,6 +696,33 @@ impl fmt::Display for Span {
 
 #[cfg(test)]
 mod tests {
+
+    /// The assembler per target, as read from each wheel: 3.5-3.7 use
+    /// ptxas 12.8 for sm90, 3.8 12.9, and 3.9 its Blackwell ptxas from sm90.
+    #[test]
+    fn each_wheel_assembles_each_target_with_its_bundled_ptxas() {
+        let at = |r: Release, cc| r.ptxas(cc);
+        assert_eq!(at(Release::V3_5, 90).version, "12.8.93");
+        assert_eq!(at(Release::V3_6, 90).version, "12.8.93");
+        assert_eq!(at(Release::V3_6, 100).version, "12.9.86");
+        assert_eq!(at(Release::V3_6, 100).env, "TRITON_PTXAS_BLACKWELL_PATH");
+        assert_eq!(at(Release::V3_7, 90).env, "TRITON_PTXAS_PATH");
+        assert_eq!(at(Release::V3_8, 90).version, "12.9.86");
+        assert_eq!(at(Release::V3_9, 80).version, "12.9.86");
+        assert_eq!(at(Release::V3_9, 90).version, "13.4.59");
+        assert_eq!(at(Release::V3_9, 90).env, "TRITON_PTXAS_BLACKWELL_PATH");
+        for info in &RELEASES {
+            assert!(
+                info.ptxas
+                    .windows(2)
+                    .all(|w| w[0].from_capability < w[1].from_capability)
+                    && info.ptxas.first().is_some_and(|p| p.from_capability == 0),
+                "{}",
+                info.name
+            );
+        }
+    }
+
     use super::Release::{self, *};
     use super::*;
 

@@ -32,6 +32,12 @@ Sites (the op each module holds):
               into a (1, 1, 1) swizzled buffer ordered like the load (PR
               #5905) or with dim 0 moved last (before it), sm80
 
+and, recorded per release with `record --sites` (kind
+`op-level-site-modules`): the multi-CTA sites of op_level_cta.py
+(cta_convert, cta_local, wgmma_cga; each case names its target) and 3.1
+and 3.2's Hopper sites of op_level_hopper.py (hopper_dot_operand,
+mma_indices).
+
 Subcommands (the parent runs under any python3; compiles run under the
 python of `tests/oracle/venv.sh VERSION`):
 
@@ -73,6 +79,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import run_grid  # noqa: E402  (the child runner and message classification)
 import data_header  # noqa: E402  (run_grid put tests/oracle on the path)
+import op_level_cta  # noqa: E402  (the multi-CTA sites)
+import op_level_hopper  # noqa: E402  (3.1 and 3.2's Hopper operand and index sites)
 
 # A leading-offset layout's (perPhase, maxPhase) for each swizzle width, as
 # 3.1 and 3.2 spell it; no swizzle is (1, 1).
@@ -381,11 +389,18 @@ SITES = {
     "shared_tile": (shared_tile_cases, shared_tile_module, 90),
     "pipelined_load": (pipelined_load_cases, pipelined_load_module, 80),
 }
+# The multi-CTA sites (op_level_cta.py): each case names its target.
+SITES.update({name: (cases, module, None) for name, (cases, module) in op_level_cta.SITES.items()})
+# 3.1 and 3.2's Hopper sites (op_level_hopper.py), in their spelling.
+SITES.update({name: (cases, module, 90) for name, (cases, module) in op_level_hopper.SITES.items()})
+# The sites of the recorded grid of releases 3.1-3.4 and 3.9 (`record` with
+# no --sites); the multi-CTA sites are recorded on their own, per release.
+SINGLE_CTA = ("stmatrix", "cp_async", "local_load", "shared_tile", "pipelined_load")
 
 # The recorded grid: a seeded subset of the stmatrix and cp_async cases, every
 # case of the other sites (the same subset for every release, so releases can
 # be compared case by case).
-RECORD_LIMIT = {"stmatrix": 90, "cp_async": 110, "local_load": None}
+RECORD_LIMIT = {"stmatrix": 90, "cp_async": 110, "local_load": None, "cta_local": 120, "wgmma_cga": 150}
 
 
 # ------------------------------------------------------------- off the grid
@@ -625,7 +640,7 @@ def compile_cases(py, short, cases, jobs, label):
         path = os.path.join(work, f"case{i}.ttgir")
         with open(path, "w") as f:
             f.write(text)
-        cap = SITES[case["site"]][2]
+        cap = SITES[case["site"]][2] or case["params"]["cap"]
         rec = run_grid.run_child(py, {"id": f"case{i}"}, work, script=os.path.abspath(__file__),
                                  extra=("--module", path, "--cap", str(cap)))
         rec.pop("stderr_tail", None)  # the module is the reproducer; `message` has the key line
@@ -644,12 +659,16 @@ def compile_cases(py, short, cases, jobs, label):
 def record(args):
     py = run_grid.resolve_python(args)
     short = run_grid.triton_short(args.triton)
-    cases = [c for c in grid() if not args.sites or c["site"] in args.sites.split(",")]
+    sites = tuple(args.sites.split(",")) if args.sites else SINGLE_CTA
+    cases = [c for c in grid() if c["site"] in sites]
     records = compile_cases(py, short, cases, args.jobs, short)
-    what = data_header.existing_what(args.out, "op-level-modules", args.triton, len(records)) or (
-        f"{len(records)} one-op TTGIR modules of op_level.py's grid, each compiled from its file by the triton "
-        f"{args.triton} wheel, with the outcome (`{data_header.command()}`).")
-    data_header.write_jsonl(args.out, {"what": what, "release": args.triton, "kind": "op-level-modules"}, records)
+    # The grid of releases 3.1-3.4 and 3.9 (`op-level-modules`), or a file of
+    # later sites per release (`op-level-site-modules`).
+    kind = "op-level-modules" if sites == SINGLE_CTA else "op-level-site-modules"
+    what = data_header.existing_what(args.out, kind, args.triton, len(records)) or (
+        f"{len(records)} one-op TTGIR modules of op_level.py's grid ({', '.join(sites)}), each compiled from "
+        f"its file by the triton {args.triton} wheel, with the outcome (`{data_header.command()}`).")
+    data_header.write_jsonl(args.out, {"what": what, "release": args.triton, "kind": kind}, records)
     counts = {}
     for r in records:
         counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
@@ -677,7 +696,17 @@ def predicted(binary, short, text):
 def check(args):
     py = run_grid.resolve_python(args)
     short = run_grid.triton_short(args.triton)
-    everything = grid(limit={})
+    # The multi-CTA sites are written for 3.5 and later (NVMMA buffers,
+    # `warp_group_dot`, both CGA spellings).
+    # 3.1 and 3.2's Hopper sites in their spelling.
+    major, minor = (int(x) for x in short.split("."))
+    if (major, minor) >= (3, 5):
+        sites = SINGLE_CTA + tuple(op_level_cta.SITES)
+    elif (major, minor) <= (3, 2):
+        sites = SINGLE_CTA + tuple(op_level_hopper.SITES)
+    else:
+        sites = SINGLE_CTA
+    everything = [c for c in grid(limit={}) if c["site"] in sites]
     cases = random.Random(args.seed).sample(everything, min(args.sample, len(everything)))
     records = compile_cases(py, short, cases, args.jobs, short)
     return compare(records, short, args.binary, lambda rec: f"{rec['site']} {json.dumps(rec['params'])}")

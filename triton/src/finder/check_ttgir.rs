@@ -1,7 +1,7 @@
 //! `check-ttgir`: find the layout-sensitive ops in a TTGIR dump and run the
 //! modelled checks on them, with line numbers.
 
-use super::op::{Module, Op, typed};
+use super::op::{Module, Op, all_typed, typed};
 use super::sites::{self, Entry, Event, Failure};
 use super::verdict::{Trace, Verdict};
 use crate::{Defs, Release};
@@ -21,7 +21,7 @@ pub struct Finding {
 }
 
 /// The layout-sensitive ops, as they are spelled after the dialect prefix.
-const OPS: [&str; 7] = [
+const OPS: [&str; 11] = [
     "local_alloc",
     "local_load",
     "local_store",
@@ -29,6 +29,10 @@ const OPS: [&str; 7] = [
     "async_copy_global_to_local",
     "warp_group_dot",
     "dot_scaled",
+    "make_range",
+    "tc_gen5_mma",
+    "tmem_load",
+    "tmem_store",
 ];
 
 /// Input that holds no TTGIR module.
@@ -75,14 +79,44 @@ pub fn check(text: &str, release: Release) -> linear_layout::Result<Vec<Finding>
     }
     let module = Module::read(text);
     let lines: Vec<&str> = text.lines().collect();
+    let ops = read_ops(&lines, &defs, &module);
+    // The lowering's first pass rewrites conversions over the whole module
+    // (`Event::Decompose`) before any op is allocated or lowered; then each
+    // op is lowered in program order (`Event::Op`).
     let mut findings = Vec::new();
+    for decompose in [true, false] {
+        for (index, op) in &ops {
+            let event = if decompose {
+                Event::Decompose(op)
+            } else {
+                Event::Op(op)
+            };
+            if let Err(failure) = sites::run(&event, release, &mut Trace::new(false)) {
+                findings.push(Finding {
+                    line: index + 1,
+                    op: op.name.to_string(),
+                    verdict: failure.verdict(Entry::IrFile),
+                    failure,
+                });
+            }
+        }
+    }
+    Ok(findings)
+}
+
+/// Every layout-sensitive op of the module, with its 0-based line.
+fn read_ops<'a>(lines: &[&'a str], defs: &'a Defs, module: &'a Module) -> Vec<(usize, Op<'a>)> {
+    let mut ops = Vec::new();
     for (index, line) in lines.iter().enumerate() {
         // `tt.gather` is not checked: its layout fails in the
         // thread-locality pass (the `gather_layout` site), which compiling a
         // TTGIR file does not run (Triton starts after the file's own
         // stage); its lowering is not modelled.
-        let op = if line.contains("\"tt.scan\"(") {
-            scan_op(&lines, index, &defs, &module)
+        let op = if let Some(name) = REGION_OPS
+            .into_iter()
+            .find(|op| line.contains(&format!("\"tt.{op}\"(")))
+        {
+            region_op(lines, index, name, defs, module)
         } else {
             OPS.into_iter()
                 .find(|op| line.contains(&format!(".{op} ")) || line.contains(&format!(".{op}\"")))
@@ -92,14 +126,34 @@ pub fn check(text: &str, release: Release) -> linear_layout::Result<Vec<Finding>
                     tensor: typed(line, "tensor<"),
                     buffer: typed(line, "memdesc<").or_else(|| typed(line, "-> <")),
                     result: typed(line, "-> tensor<").map(|t| t.2),
-                    defs: &defs,
-                    module: &module,
+                    types: all_typed(line),
+                    defs,
+                    module,
                 })
         };
-        let Some(op) = op else {
-            continue;
+        if let Some(op) = op {
+            ops.push((index, op));
+        }
+    }
+    ops
+}
+
+/// The risks the assembler the release bundles takes with the module once
+/// Triton has compiled it ([`crate::Ending::Risk`] sites): kernels of a
+/// shape the assembler is known to miscompile sometimes. Reported beside
+/// [`check`]'s findings, never as a compile's verdict.
+pub fn risks(text: &str, release: Release) -> linear_layout::Result<Vec<Finding>> {
+    let defs = Defs::from_module(text)?;
+    let module = Module::read(text);
+    let lines: Vec<&str> = text.lines().collect();
+    let mut findings = Vec::new();
+    for (index, op) in read_ops(&lines, &defs, &module) {
+        let event = Event::Assemble {
+            op: &op,
+            lines: &lines,
+            index,
         };
-        if let Err(failure) = sites::run(&Event::Op(&op), release, &mut Trace::new(false)) {
+        if let Err(failure) = sites::run(&event, release, &mut Trace::new(false)) {
             findings.push(Finding {
                 line: index + 1,
                 op: op.name.to_string(),
@@ -111,14 +165,19 @@ pub fn check(text: &str, release: Release) -> linear_layout::Result<Vec<Finding>
     Ok(findings)
 }
 
-/// The `tt.scan` starting on line `index`. A scan is printed in generic
-/// form over several lines: the op and its `axis` first, the combine
-/// region, then `}) : (tensor<…>, …) -> …` with the operands' types (a
-/// scan's region holds scalar ops only, so the first such line after the
-/// op closes it).
-fn scan_op<'a>(
+/// The ops printed in generic form with a region (`"tt.scan"(…) ({…})`,
+/// `"tt.reduce"`), read by [`region_op`].
+const REGION_OPS: [&str; 2] = ["scan", "reduce"];
+
+/// The `tt.scan` or `tt.reduce` starting on line `index`. Such an op is
+/// printed in generic form over several lines: the op and its `axis`
+/// first, the combine region, then `}) : (tensor<…>, …) -> …` with the
+/// operands' and results' types (the region holds scalar ops only, so the
+/// first such line after the op closes it).
+fn region_op<'a>(
     lines: &[&'a str],
     index: usize,
+    name: &'static str,
     defs: &'a Defs,
     module: &'a Module,
 ) -> Option<Op<'a>> {
@@ -127,11 +186,12 @@ fn scan_op<'a>(
         .skip(index + 1)
         .find(|l| l.trim_start().starts_with("})") && l.contains(": (tensor<"))?;
     Some(Op {
-        name: "scan",
+        name,
         line: lines.get(index)?,
         tensor: typed(types, ": (tensor<"),
         buffer: None,
-        result: None,
+        result: typed(types, "-> tensor<").map(|t| t.2),
+        types: all_typed(types),
         defs,
         module,
     })

@@ -156,6 +156,9 @@ pub fn markdown() -> String {
             for l in site.locations {
                 let message = if l.ending == Ending::Miscompile {
                     "(none: Triton compiles the kernel, which computes wrong values)".to_string()
+                } else if l.ending == Ending::Risk {
+                    "(none: Triton compiles the kernel; the assembler may make it compute wrong values)"
+                        .to_string()
                 } else if l.message.is_empty() {
                     "(no Triton text claimed)".to_string()
                 } else {

@@ -19,6 +19,7 @@ pub(crate) mod dsmem_mapa;
 pub(crate) mod fp8_arch;
 pub(crate) mod fp8_promotion;
 pub(crate) mod gather_layout;
+pub(crate) mod hopper_dot_operand;
 pub(crate) mod join_split_cga;
 pub(crate) mod language_feature;
 pub(crate) mod local_load_rank3;
@@ -31,6 +32,7 @@ pub(crate) mod plan_cta;
 pub(crate) mod plan_cta_descriptor_gather;
 pub(crate) mod plan_cta_rank3_dot;
 pub(crate) mod plan_cta_reduce;
+pub(crate) mod ptxas_wgmma_reuse;
 pub(crate) mod scaled_dot_batched_scale;
 pub(crate) mod scaled_dot_mn_packed;
 pub(crate) mod scan_layout;
@@ -69,8 +71,22 @@ pub(crate) enum Event<'a> {
     /// A `#name = <attr>` definition of a TTGIR module, read as the module
     /// is parsed, before any op is lowered.
     Definition(&'a Attr),
-    /// A layout-sensitive op of a TTGIR module.
+    /// A layout-sensitive op of a TTGIR module, lowered.
     Op(&'a Op<'a>),
+    /// A layout-sensitive op of a TTGIR module (on line `index` of
+    /// `lines`) as the assembler meets it, after Triton is done: the risks
+    /// of the bundled ptxas (`check_ttgir::risks`), never a failure of the
+    /// compile.
+    Assemble {
+        op: &'a Op<'a>,
+        lines: &'a [&'a str],
+        index: usize,
+    },
+    /// A layout-sensitive op of a TTGIR module as the lowering's first
+    /// pass sees it (`DecomposeUnsupportedNVIDIAConversions`, which
+    /// rewrites conversions over the whole module before anything is
+    /// allocated or lowered).
+    Decompose(&'a Op<'a>),
     /// The front end's checks of a kernel's source (`semantic.py`), before
     /// any layout exists.
     FrontEnd(&'a FrontEnd),
@@ -153,6 +169,10 @@ pub(crate) enum EventKind {
     Definition,
     /// [`Event::Op`].
     Op,
+    /// [`Event::Assemble`].
+    Assemble,
+    /// [`Event::Decompose`].
+    Decompose,
     /// [`Event::FrontEnd`].
     FrontEnd,
     /// [`Event::PlanCtas`].
@@ -193,9 +213,11 @@ pub(crate) enum EventKind {
 
 impl EventKind {
     /// Every kind, in [`Event`]'s order.
-    const ALL: [EventKind; 20] = [
+    const ALL: [EventKind; 22] = [
         EventKind::Definition,
         EventKind::Op,
+        EventKind::Assemble,
+        EventKind::Decompose,
         EventKind::FrontEnd,
         EventKind::PlanCtas,
         EventKind::ChooseMma,
@@ -223,6 +245,8 @@ impl Event<'_> {
         match self {
             Event::Definition(..) => EventKind::Definition,
             Event::Op(..) => EventKind::Op,
+            Event::Assemble { .. } => EventKind::Assemble,
+            Event::Decompose(..) => EventKind::Decompose,
             Event::FrontEnd(..) => EventKind::FrontEnd,
             Event::PlanCtas { .. } => EventKind::PlanCtas,
             Event::ChooseMma { .. } => EventKind::ChooseMma,
@@ -383,7 +407,7 @@ pub(crate) use passes_only_model;
 /// within a conversion the scratch buffer (3.1), the layouts, the shuffle
 /// plan, the operand shortcut and the byte permutes. Adding a site is
 /// adding its file and a line here.
-pub(crate) static MODELS: [&dyn SiteModel; 41] = [
+pub(crate) static MODELS: [&dyn SiteModel; 43] = [
     &cga_spelling::Model,
     // the TTGIR passes: named from their messages, never met in a module
     &scaled_dot_batched_scale::Model,
@@ -400,6 +424,7 @@ pub(crate) static MODELS: [&dyn SiteModel; 41] = [
     &acc_dtype::Model,
     &plan_cta::Model,
     &mma_version::Model,
+    &hopper_dot_operand::Model,
     &nvmma_memdesc::Model,
     &shared_tile::Model,
     &operand_shared::Model,
@@ -426,6 +451,7 @@ pub(crate) static MODELS: [&dyn SiteModel; 41] = [
     &scan_layout::Model,
     &unknown_target::Model,
     &gather_layout::Model,
+    &ptxas_wgmma_reuse::Model,
 ];
 
 /// Runs every site's model of `event`'s kind on it: the first failure, in
@@ -465,12 +491,27 @@ pub fn all() -> Vec<&'static Site> {
     sites
 }
 
-/// Converting to or from a Hopper MMA asks for its linear layout, from 3.2
-/// (3.1 converts through the legacy `ConvertLayoutOpConversion`, which
-/// never does: notes/finder-lowering.md §3; blocked ↔ Hopper MMA converts
-/// with instruction N 8, or one warp, compile on 3.1.0). A failure is the
-/// conversion's own.
+/// Where the lowering asks for an NVIDIA MMA layout's linear layout, the
+/// conversion's own failure is the op's: converting to or from a Hopper
+/// MMA, from 3.2 (3.1 converts through the legacy
+/// `ConvertLayoutOpConversion`, which never does: notes/finder-lowering.md
+/// §3; blocked ↔ Hopper MMA converts with instruction N 8, or one warp,
+/// compile on 3.1.0); and emitting the indices of a `make_range` over a
+/// slice of an MMA accumulator, or of a `tt.reduce` of one, in every
+/// release (`emitIndices` goes through `toLinearLayout`: 3.1's
+/// `MakeRangeOpToLLVM.cpp:27`, `ReduceOpToLLVM.cpp:161`; measured on
+/// 3.1.0, whose Hopper conversion asserts on instruction N 8, with the
+/// op-level `mma_indices` modules).
 struct HopperMmaLayout;
+
+/// The NVIDIA MMA accumulator `attr` is, or is a slice of.
+fn mma_of(attr: &Attr) -> Option<&NvidiaMma> {
+    match attr {
+        Attr::NvidiaMma(m) => Some(m),
+        Attr::Slice(s) => mma_of(&s.parent),
+        _ => None,
+    }
+}
 
 impl SiteModel for HopperMmaLayout {
     fn site(&self) -> &'static Site {
@@ -485,22 +526,37 @@ impl SiteModel for HopperMmaLayout {
         let Event::Op(op) = event else {
             return Ok(());
         };
-        if op.name != "convert_layout" || !release.lowers_with_linear_layouts() {
-            return Ok(());
-        }
-        let Some((shape, _, src)) = op.tensor.as_ref() else {
-            return Ok(());
-        };
-        let [rows, cols] = shape[..] else {
-            return Ok(());
-        };
-        let mma = [Some(src.clone()), op.result.clone()]
-            .into_iter()
-            .flatten()
-            .find_map(|name| hopper_mma(op.attr(&name)?));
-        match mma {
-            Some(mma) => mma_layout(&mma.attr(), [rows, cols], release, trace),
-            None => Ok(()),
+        match op.name {
+            "make_range" | "reduce" => {
+                let Some((shape, _, enc)) = op.tensor.as_ref() else {
+                    return Ok(());
+                };
+                let Some(attr) = op.attr(enc) else {
+                    return Ok(());
+                };
+                if mma_of(&attr).is_none() {
+                    return Ok(());
+                }
+                let text = || format!("the indices of {}", op.name);
+                converted(&attr, shape, release, None, trace, text).map(|_| ())
+            }
+            "convert_layout" if release.lowers_with_linear_layouts() => {
+                let Some((shape, _, src)) = op.tensor.as_ref() else {
+                    return Ok(());
+                };
+                let [rows, cols] = shape[..] else {
+                    return Ok(());
+                };
+                let mma = [Some(src.clone()), op.result.clone()]
+                    .into_iter()
+                    .flatten()
+                    .find_map(|name| hopper_mma(op.attr(&name)?));
+                match mma {
+                    Some(mma) => mma_layout(&mma.attr(), [rows, cols], release, trace),
+                    None => Ok(()),
+                }
+            }
+            _ => Ok(()),
         }
     }
 }
