@@ -38,7 +38,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 import cases  # noqa: E402
 import data_header  # noqa: E402
 
-WORKER = os.environ.get("SCAN_WORKER") or os.path.join(REPO, "src", "scan", "worker.py")
+WORKER = os.environ.get("SCAN_WORKER") or os.path.join(REPO, "scan", "src", "worker.py")
 
 
 def strip_locations(ttgir):
