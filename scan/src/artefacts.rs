@@ -7,7 +7,6 @@ use super::cache::{Cache, JobResult};
 use super::python::Interpreter;
 use super::space::Inspection;
 use super::{Progress, ScanError, ScanReport, ScanRequest, reduce, reproducer};
-use linear_layout_triton::Entry as From;
 use linear_layout_triton::finder::Arch;
 use linear_layout_triton::report::{Compiled, MinimalModule, Reproducer, confirms};
 use serde_json::{Value, json};
@@ -61,7 +60,7 @@ pub(crate) fn write(rep: &mut ScanReport, at: &Inputs, say: Progress) -> Result<
             args: &args,
             kwargs: &kwargs,
             options: &cfg.options(),
-            capability: cfg.arch.capability(),
+            target: cfg.arch.gpu_target(),
             wheel: &build.name,
             config: &cfg.to_string(),
             expect: &expect,
@@ -132,7 +131,7 @@ pub(crate) fn write(rep: &mut ScanReport, at: &Inputs, say: Progress) -> Result<
         let expected = linear_layout_triton::finder::check_ttgir::check(&red.text, build.release)
             .ok()
             .and_then(|fs| fs.into_iter().find(|f| f.failure.site.id == g.site.id))
-            .map_or(g.verdict, |f| f.failure.verdict(From::IrFile));
+            .map_or(g.verdict, |f| f.verdict);
         let path = req.out_dir.join(format!("min-{stem}.ttgir"));
         std::fs::write(&path, &red.text).map_err(|e| ScanError::write(&path, e))?;
         let compiled = at.interps.get(g.build).and_then(|interp| {
@@ -145,7 +144,7 @@ pub(crate) fn write(rep: &mut ScanReport, at: &Inputs, say: Progress) -> Result<
                 at.cache,
                 at.script,
                 interp,
-                cfg.arch.capability(),
+                cfg.arch,
                 &red.text,
                 req.timeout,
             )

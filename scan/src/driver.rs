@@ -32,7 +32,7 @@ fn with_capture(
         script,
         kernel: None,
         paths: &req.paths,
-        capability: arch.capability(),
+        arch,
         timeout: req.timeout,
         log: None,
     };
@@ -135,7 +135,7 @@ fn run_jobs(
                         script,
                         kernel: Some(&req.kernel),
                         paths: &req.paths,
-                        capability: arch.capability(),
+                        arch,
                         timeout: req.timeout,
                         log: Some(&log),
                     };
@@ -235,7 +235,7 @@ fn inspect_all(
                     script,
                     kernel: Some(&req.kernel),
                     paths: &req.paths,
-                    capability: arch.capability(),
+                    arch,
                     timeout: req.timeout,
                     log: Some(&log),
                 };
@@ -499,12 +499,12 @@ pub(crate) fn compile_module(
     cache: &Cache,
     script: &std::path::Path,
     interp: &Interpreter,
-    capability: u32,
+    arch: Arch,
     text: &str,
     timeout: u64,
 ) -> Result<JobResult, ScanError> {
     let key = hash::hex(
-        json!({"kind": "compile_ir", "python": interp.id, "cap": capability, "text": text,
+        json!({"kind": "compile_ir", "python": interp.id, "cap": super::space::target_key(arch), "text": text,
                "worker": hash::hex(python::WORKER.as_bytes())})
         .to_string()
         .as_bytes(),
@@ -516,7 +516,7 @@ pub(crate) fn compile_module(
         script,
         kernel: None,
         paths: &[],
-        capability,
+        arch,
         timeout,
         log: None,
     };

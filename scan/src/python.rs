@@ -3,6 +3,7 @@
 //! names), and the worker processes that drive each release's front end.
 
 use super::ScanError;
+use linear_layout_triton::finder::Arch;
 use linear_layout_triton::{RELEASES, Release};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
@@ -214,8 +215,9 @@ pub struct WorkerSpec<'a> {
     pub kernel: Option<&'a str>,
     /// Extra import directories.
     pub paths: &'a [PathBuf],
-    /// The target's compute capability (80, 90, …).
-    pub capability: u32,
+    /// The target (`sm_90`, `gfx942`, …); the worker gets
+    /// [`Arch::ttgir_target`] (`cuda:90`, `hip:gfx942`).
+    pub arch: Arch,
     /// Seconds per job.
     pub timeout: u64,
     /// Where the worker's own stderr goes (a file), if anywhere.
@@ -232,7 +234,7 @@ fn command(python: &Path, spec: &WorkerSpec, what: &str) -> Command {
         cmd.arg("--path").arg(p);
     }
     cmd.arg("--target")
-        .arg(format!("cuda:{}", spec.capability))
+        .arg(spec.arch.ttgir_target())
         .arg("--timeout")
         .arg(spec.timeout.to_string())
         .env("PYTHONDONTWRITEBYTECODE", "1")

@@ -19,8 +19,9 @@ pub struct Script<'a> {
     pub kwargs: &'a BTreeMap<String, Value>,
     /// The options.
     pub options: &'a Value,
-    /// The target's compute capability.
-    pub capability: u32,
+    /// The target, as the Python expression of Triton's `GPUTarget`
+    /// ([`Arch::gpu_target`](linear_layout_triton::finder::Arch::gpu_target)).
+    pub target: String,
     /// The wheel it fails with (`3.2.0`).
     pub wheel: &'a str,
     /// The configuration, in words.
@@ -42,7 +43,7 @@ pub fn script(r: &Script) -> String {
 with {config}, Triton {wheel}.
 
 It compiles the kernel below (its code inlined: the kernel, the JIT
-functions it calls and the globals it reads) for GPUTarget("cuda", {cap}, 32)
+functions it calls and the globals it reads) for {target}
 on the CPU, no GPU needed, with the installed `triton`, through the kernel's
 own JIT path (a stand-in driver names the target; tensors are stand-ins
 with a 16-byte-aligned data pointer and a dtype). The compile runs in a
@@ -65,7 +66,6 @@ KERNEL = {name}
 ARGS = json.loads(r'''{args}''')
 KWARGS = json.loads(r'''{kwargs}''')
 OPTIONS = json.loads(r'''{options}''')
-CAPABILITY = {cap}
 TORCH = {{"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64", "fp8e4nv": "float8_e4m3fn",
          "fp8e5": "float8_e5m2", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
          "i1": "bool"}}
@@ -93,7 +93,7 @@ class Tensor:
 class Driver:
     def __init__(self):
         from triton.backends.compiler import GPUTarget
-        self.target = GPUTarget("cuda", CAPABILITY, 32)
+        self.target = {target}
 
     def get_current_target(self):
         return self.target
@@ -133,11 +133,18 @@ def compile_here():
         def no_ptxas(target):
             backend = make_backend(target)
             add_stages = backend.add_stages
+            if target.backend == "hip":
+                # 3.4 asks ROCm's ld.lld for its cache key
+                backend.hash = lambda: str(target)
 
             def stages(s, *a, **k):
                 add_stages(s, *a, **k)
                 if "cubin" in s:
                     s["cubin"] = lambda src, metadata: b""
+                # AMD: the code object is linked by ROCm's ld.lld; no
+                # layout is decided there
+                if "hsaco" in s:
+                    s["hsaco"] = lambda src, metadata: b""
 
             backend.add_stages = stages
             return backend
@@ -151,7 +158,7 @@ def compile_here():
         kernel = r.kernel,
         config = r.config,
         wheel = r.wheel,
-        cap = r.capability,
+        target = r.target,
         expect = r.expect.replace("\"\"\"", "'''"),
         main = linear_layout_triton::finder::repro::child_main(r.expect),
         source = r.source,

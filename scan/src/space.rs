@@ -412,7 +412,7 @@ pub fn front_end_key(
         "args": arg_keys,
         "kwargs": kwargs,
         "options": cfg.options(),
-        "target": cfg.arch.capability(),
+        "target": target_key(cfg.arch),
     });
     super::hash::hex(doc.to_string().as_bytes())
 }
@@ -427,6 +427,15 @@ pub fn job(op: &str, id: usize, args: &Args, cfg: &ScanConfig) -> Value {
         "options": cfg.options(),
         "heuristics": true,
     })
+}
+
+/// A target in a cache key: the compute capability, as keys have always
+/// said for NVIDIA; the processor name for AMD.
+pub(crate) fn target_key(arch: Arch) -> Value {
+    match arch.capability() {
+        Some(cc) => json!(cc),
+        None => json!(arch.name()),
+    }
 }
 
 #[cfg(test)]

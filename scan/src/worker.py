@@ -10,12 +10,12 @@ stage, handing back the TTGIR module the lowering would receive.
 
 Commands (one JSON document out; requests and answers are JSON lines):
 
-  inspect --kernel SPEC --target cuda:CAP --args JSON [--path DIR]...
+  inspect --kernel SPEC --target cuda:CAP|hip:GFX --args JSON [--path DIR]...
       import the kernel, report its parameters, its autotune configs, its
       heuristics (evaluated on the example arguments), the digest of its
       code (its source and that of everything it calls or reads), and a
       standalone copy of that code for reproducers.
-  serve --kernel SPEC --target cuda:CAP [--path DIR]... [--timeout S]
+  serve --kernel SPEC --target cuda:CAP|hip:GFX [--path DIR]... [--timeout S]
       import the kernel once, then answer one JSON request per stdin line,
       each in a forked child (a failed C++ assertion kills only the child):
         {"id", "op": "front_end" | "compile", "args": {...}, "kwargs": {...},
@@ -137,21 +137,47 @@ class _Anything:
 
 
 SHARED_MEM = {80: 166912, 86: 101376, 89: 101376, 90: 232448, 100: 232448, 120: 101376}
+# AMD: LDS bytes per workgroup, and the device capability ROCm's torch reports
+LDS = {"gfx950": 163840, "gfx1250": 327680}
+AMD_CAPABILITY = {"gfx90a": (9, 0), "gfx942": (9, 4), "gfx950": (9, 5), "gfx1100": (11, 0), "gfx1201": (12, 0),
+                  "gfx1250": (12, 5)}
+AMD_NAMES = {"gfx90a": "AMD Instinct MI250X", "gfx942": "AMD Instinct MI300X", "gfx950": "AMD Instinct MI355X",
+             "gfx1100": "AMD Radeon RX 7900 XTX", "gfx1201": "AMD Radeon RX 9070 XT", "gfx1250": "AMD gfx1250"}
+
+
+def parse_target(text):
+    """`cuda:90` -> ("cuda", 90); `hip:gfx942` -> ("hip", "gfx942")."""
+    backend, _, arch = text.partition(":")
+    return (backend, arch) if backend == "hip" else (backend, int(arch))
+
+
+def wave_size(arch):
+    """The HIP backend's warp size: 64 below gfx10 (CDNA), 32 from it."""
+    return 64 if arch.startswith("gfx9") else 32
 
 
 class StandInDriver:
-    """A CUDA driver that names a target and owns no GPU."""
+    """A CUDA or HIP driver that names a target and owns no GPU."""
 
-    def __init__(self, capability):
+    def __init__(self, target):
         from triton.backends.compiler import GPUTarget
-        self.target = GPUTarget("cuda", capability, 32)
-        self.capability = capability
-        props = {"max_shared_mem": SHARED_MEM.get(capability, 101376), "multiprocessor_count": 132,
-                 "max_num_regs": 65536, "warpSize": 32, "sm_clock_rate": 1755000, "mem_clock_rate": 2619000,
-                 "mem_bus_width": 5120}
+        backend, arch = target
+        self.backend = backend
+        if backend == "hip":
+            warp = wave_size(arch)
+            self.target = GPUTarget("hip", arch, warp)
+            self.capability = AMD_CAPABILITY.get(arch, (9, 4))
+            props = {"max_shared_mem": LDS.get(arch, 65536), "multiprocessor_count": 304, "max_num_regs": 65536,
+                     "warpSize": warp, "sm_clock_rate": 2100000, "mem_clock_rate": 1300000, "mem_bus_width": 8192,
+                     "arch": arch}
+        else:
+            self.target = GPUTarget("cuda", arch, 32)
+            self.capability = (arch // 10, arch % 10)
+            props = {"max_shared_mem": SHARED_MEM.get(arch, 101376), "multiprocessor_count": 132,
+                     "max_num_regs": 65536, "warpSize": 32, "sm_clock_rate": 1755000, "mem_clock_rate": 2619000,
+                     "mem_bus_width": 5120}
         self.utils = types.SimpleNamespace(get_device_properties=lambda *a, **k: dict(props),
                                            load_binary=lambda *a, **k: (0, 0, 0, 0, 0))
-        self.backend = "cuda"
 
     def is_active(self):
         return True
@@ -169,7 +195,7 @@ class StandInDriver:
         return 0
 
     def get_device_capability(self, device=None):
-        return (self.capability // 10, self.capability % 10)
+        return self.capability
 
     def get_active_torch_device(self):
         return "cuda"
@@ -178,9 +204,9 @@ class StandInDriver:
         return _Anything("driver." + item)
 
 
-def install_driver(capability):
+def install_driver(target):
     import triton.runtime.driver  # noqa: F401
-    d = StandInDriver(capability)
+    d = StandInDriver(target)
     sys.modules["triton.runtime.driver"].driver.set_active(d)
     return d
 
@@ -269,7 +295,7 @@ class _StubBase(metaclass=_StubMeta):
         return _Stub(type(self).__name__ + "." + item)
 
 
-def install_torch_stand_in(capability):
+def install_torch_stand_in(target):
     """A `torch` module of placeholders, for environments without torch."""
     import importlib.abc
     import importlib.machinery
@@ -293,18 +319,27 @@ def install_torch_stand_in(capability):
         setattr(root, long, StandInDtype(short))
     root.half, root.float, root.double, root.long, root.int = (StandInDtype(n) for n in ("fp16", "fp32", "fp64",
                                                                                          "i64", "i32"))
-    root.version = types.SimpleNamespace(hip=None, cuda="12.4", __version__="2.5.0")
-    name = {90: "NVIDIA H100", 80: "NVIDIA A100", 89: "NVIDIA L40S", 86: "NVIDIA A10", 100: "NVIDIA B200",
-            120: "NVIDIA RTX PRO 6000"}.get(capability, "NVIDIA GPU")
+    backend, arch = target
+    if backend == "hip":
+        # ROCm's torch: torch.version.hip set, devices still "cuda"
+        root.version = types.SimpleNamespace(hip="6.2.41133", cuda=None, __version__="2.5.0")
+        name = AMD_NAMES.get(arch, "AMD GPU")
+        major, minor = AMD_CAPABILITY.get(arch, (9, 4))
+        extra = {"gcnArchName": arch}
+    else:
+        root.version = types.SimpleNamespace(hip=None, cuda="12.4", __version__="2.5.0")
+        name = {90: "NVIDIA H100", 80: "NVIDIA A100", 89: "NVIDIA L40S", 86: "NVIDIA A10", 100: "NVIDIA B200",
+                120: "NVIDIA RTX PRO 6000"}.get(arch, "NVIDIA GPU")
+        major, minor = arch // 10, arch % 10
+        extra = {}
     cuda = module("torch.cuda")
     cuda.is_available = lambda: True
-    cuda.get_device_capability = lambda *a, **k: (capability // 10, capability % 10)
+    cuda.get_device_capability = lambda *a, **k: (major, minor)
     cuda.get_device_name = lambda *a, **k: name
     cuda.current_device = lambda: 0
     cuda.device_count = lambda: 1
     cuda.get_device_properties = lambda *a, **k: types.SimpleNamespace(
-        name=name, major=capability // 10, minor=capability % 10, multi_processor_count=132,
-        total_memory=80 << 30)
+        name=name, major=major, minor=minor, multi_processor_count=132, total_memory=80 << 30, **extra)
     root.cuda = cuda
     made = {"torch": root, "torch.cuda": cuda}
 
@@ -330,13 +365,13 @@ def install_torch_stand_in(capability):
     sys.modules["torch.cuda"] = cuda
 
 
-def ensure_torch(capability):
+def ensure_torch(target):
     """Import torch, or put the stand-in in its place; which one is used."""
     try:
         import torch  # noqa: F401
         return "torch"
     except ImportError:
-        install_torch_stand_in(capability)
+        install_torch_stand_in(target)
         return "stand-in"
 
 
@@ -626,8 +661,8 @@ def standalone_source(jit):
 
 
 def inspect_kernel(args):
-    install_driver(args.capability)
-    torch = ensure_torch(args.capability)
+    install_driver(args.target)
+    torch = ensure_torch(args.target)
     obj, module, how = load_kernel(args.kernel, args.path)
     wrappers, jit = layers(obj)
     from triton.runtime.autotuner import Autotuner, Heuristics
@@ -738,11 +773,17 @@ def hook_pipeline(mode, ttgir_path, status_path, ptxas=False):
     def make_backend(target):
         backend = orig(target)
         orig_add = backend.add_stages
+        if target.backend == "hip":
+            # 3.4 asks ROCm's ld.lld (absent here) for the cache key
+            backend.hash = lambda: str(target)
 
         def add_stages(stages, *rest, **kw):
             orig_add(stages, *rest, **kw)
             if "cubin" in stages and not ptxas:
                 stages["cubin"] = lambda src, metadata: b""
+            if "hsaco" in stages:
+                # linked by ROCm's ld.lld; no layout is decided there
+                stages["hsaco"] = lambda src, metadata: b""
             for ext, fn in list(stages.items()):
 
                 def run(src, metadata, _fn=fn, _ext=ext):
@@ -931,7 +972,7 @@ def warm_caches():
 
 
 def serve(args):
-    state = {"driver": install_driver(args.capability), "torch": ensure_torch(args.capability)}
+    state = {"driver": install_driver(args.target), "torch": ensure_torch(args.target)}
     warm_caches()
     load_error = None
     if args.kernel:
@@ -984,8 +1025,8 @@ def describe(v):
 def capture(args):
     """Run `module:function`, which launches kernels; answer the first
     launch: the kernel as `module::name`, its arguments and options."""
-    install_driver(args.capability)
-    ensure_torch(args.capability)
+    install_driver(args.target)
+    ensure_torch(args.target)
     from triton.runtime.autotuner import Autotuner, Heuristics
     from triton.runtime.jit import JITFunction
     seen = {}
@@ -1034,7 +1075,7 @@ def main():
     ap.add_argument("--path", action="append", default=[])
     ap.add_argument("--timeout", type=float, default=300)
     args = ap.parse_args()
-    args.capability = int(args.target.split(":")[1])
+    args.target = parse_target(args.target)
     if args.cmd == "version":
         import triton
         print(json.dumps({"worker": WORKER_VERSION, "triton": triton.__version__}))

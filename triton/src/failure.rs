@@ -130,6 +130,18 @@ impl Failure {
         }
     }
 
+    /// How the compile ends when the failure happens outside any pass
+    /// manager (a TTGIR file's verification as it is parsed): nothing
+    /// catches a failed assertion or a fatal error there, in any release.
+    pub fn verdict_outside_passes(&self) -> Verdict {
+        match self.ending() {
+            Ending::Miscompile => Verdict::Wrong,
+            Ending::Risk => Verdict::Risk,
+            Ending::Diagnostic => Verdict::Error,
+            Ending::Assertion | Ending::FatalError | Ending::Crash => Verdict::Abort,
+        }
+    }
+
     /// `v3.2.0:lib/Tools/LinearLayout.cpp:562`.
     pub fn cite(&self) -> String {
         self.location.cite()

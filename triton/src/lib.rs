@@ -65,8 +65,8 @@ mod site;
 
 pub use attr::{Attr, Cga};
 pub(crate) use convert::cga::split_num as cta_split_num;
+pub(crate) use convert::{AMD_WMMA_SITE, NVIDIA_MMA_SITE, memdesc_verifier_error};
 pub use convert::{Conversion, ConversionCache, SITES as CONVERSION_SITES, to_linear_layout};
-pub(crate) use convert::{NVIDIA_MMA_SITE, memdesc_verifier_error};
 pub use error::ConvertError;
 pub use failure::{Entry, Failure, Verdict};
 pub use parse::{Defs, parse_attr};

@@ -298,6 +298,18 @@ impl Release {
         self >= Release::V3_3
     }
 
+    /// From 3.5 the TritonGPU dialect verifies every distributed tensor
+    /// type through its linear layout (`verifyTensorLayout` calls
+    /// `toLinearLayout`; 3.4's checks blocked layouts alone). A TTGIR file
+    /// is verified as it is parsed, before any pass manager runs, so a
+    /// conversion's failed assertion there kills the process uncaught
+    /// (measured: `amd_wmma` tensors smaller than one instruction abort the
+    /// file compiles of 3.5.1, 3.6.0 and 3.7.1, and raise from source,
+    /// where the verifier runs inside the pass manager).
+    pub fn verifies_tensor_layouts_at_parse(self) -> bool {
+        self >= Release::V3_5
+    }
+
     /// 3.3 and 3.4, compiling a TTGIR file (not Python source), print the
     /// caught crash and still die on SIGABRT; 3.9.0 raises from a file too.
     pub fn file_compile_aborts_after_catch(self) -> bool {
@@ -401,11 +413,12 @@ impl Release {
         !(Release::V3_4..=Release::V3_7).contains(&self)
     }
 
-    /// From 3.5 `amd_wmma` stores its CTA part as a linear layout
+    /// From 3.7 `amd_wmma` stores its CTA part as a linear layout
     /// (`ctaLayout`) instead of `warpsPerCTA` (checked on 3.7.1's Gluon;
-    /// 3.5 and 3.6 follow 3.7 here, unchecked).
+    /// the 3.5.1 and 3.6.0 wheels still print and parse `warpsPerCTA`, as
+    /// their TTGIR for gfx1100 and gfx1201 shows).
     pub fn has_wmma_cta_layout(self) -> bool {
-        self >= Release::V3_5
+        self >= Release::V3_7
     }
 
     /// 3.4 to 3.7 assert that a WMMA tensor covers one instruction along M
@@ -492,6 +505,44 @@ impl Release {
     /// theirs that are not modelled).
     pub fn models_multi_cta(self) -> bool {
         self >= Release::V3_4
+    }
+
+    /// AMD targets are modelled from 3.4: the releases whose AMD backend
+    /// was studied (the 3.4.0 to 3.9.0 wheels compiling for `hip` on the
+    /// CPU, and their sources).
+    pub fn models_amd(self) -> bool {
+        self >= Release::V3_4
+    }
+
+    /// From 3.6 the AMD backend knows RDNA4 (gfx1200–gfx1201, RDNA3 before)
+    /// and gfx1250 (before: an unknown ISA family, whose lowering refuses
+    /// the target) (`deduceISAFamily`, `TargetUtils.cpp`).
+    pub fn knows_rdna4_and_gfx1250(self) -> bool {
+        self >= Release::V3_6
+    }
+
+    /// From 3.6 the AMD pipeliner stages loads narrower than 32 bits a
+    /// thread on RDNA too (3.5 spares CDNA4 alone; `getIndirectLevel`'s
+    /// `filterSmallVectors`, `ScheduleLoops.cpp`).
+    pub fn amd_pipelines_small_loads_on_rdna(self) -> bool {
+        self >= Release::V3_6
+    }
+
+    /// Up to 3.6 gfx1250's 16-bit dots run on FMA, their operands cast to
+    /// fp32 (`TritonAMDGPUAccelerateMatmulPass`): 3.4 and 3.5 deduce no ISA
+    /// family for it (`deduceISAFamily`), so no MFMA or WMMA pattern is
+    /// added; 3.6's `GFX1250` case adds only the scaled-dot WMMA pattern.
+    /// 3.7 gives it WMMA version 3 (measured: the 3.4.0, 3.5.1 and 3.6.0
+    /// wheels' TTGIR for gfx1250 has no `amd_wmma`).
+    pub fn gfx1250_dots_on_fma(self) -> bool {
+        self <= Release::V3_6
+    }
+
+    /// From 3.7 the AMD backend keeps tensor descriptors on targets with a
+    /// tensor data mover (gfx1250) instead of rewriting them to pointers
+    /// (`make_ttir`, `third_party/amd/backend/compiler.py`).
+    pub fn amd_keeps_descriptors_for_tdm(self) -> bool {
+        self >= Release::V3_7
     }
 
     /// From 3.9 CTA planning tiles every dot of a program (up to 3.8 it

@@ -53,7 +53,7 @@ pub fn run(args: CheckTtgirArgs) -> Result<Found, String> {
             fs.iter()
                 .map(|f| {
                     json!({"line": f.line, "op": f.op,
-                           "verdict": f.failure.verdict(Entry::IrFile),
+                           "verdict": f.verdict,
                            "verdict_from_source": f.failure.verdict(Entry::Source),
                            "failure": f.failure.to_json(Entry::IrFile)})
                 })
@@ -100,7 +100,7 @@ pub fn run(args: CheckTtgirArgs) -> Result<Found, String> {
                 fail.cite(),
                 said,
                 fail.explanation,
-                fail.verdict(Entry::IrFile),
+                f.verdict,
                 fail.verdict(Entry::Source),
             );
         }

@@ -11,7 +11,8 @@ use linear_layout_triton::release::{release_help, releases_help};
 /// The kernel configuration flags shared by `predict`, `shrink` and `repro`.
 #[derive(Args, Clone)]
 pub struct ConfigArgs {
-    /// Kernel pattern: dot, chain-a, chain-b, inductor-3d, scan or gather.
+    /// Kernel pattern: dot, chain-a, chain-b, inductor-3d, scan, gather, or
+    /// (AMD targets) attention, attention-bias or desc-dot.
     #[arg(long, default_value = "chain-b")]
     pub pattern: Pattern,
     /// M (power of two).
@@ -35,7 +36,8 @@ pub struct ConfigArgs {
     /// Pipeline stages: 1 to 4.
     #[arg(long, default_value_t = 2)]
     pub num_stages: u64,
-    /// Target: sm80, sm86, sm89, sm90, sm100 or sm120.
+    /// Target: sm80, sm86, sm89, sm90, sm100, sm120, or AMD's gfx90a,
+    /// gfx942, gfx950, gfx1100, gfx1201, gfx1250 (from Triton 3.4).
     #[arg(long, default_value = "sm90")]
     pub arch: Arch,
     /// CTAs per program (`num_ctas`): 1, 2, 4 or 8; more than one needs

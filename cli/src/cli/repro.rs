@@ -47,8 +47,8 @@ pub fn run(args: ReproArgs) -> Result<super::Found, String> {
         let path = format!("{}/repro.ttgir", args.out);
         std::fs::write(&path, module).map_err(|e| format!("cannot write {path}: {e}"))?;
         super::print_out(&format!(
-            "wrote {path} (python3 -c 'import triton; from triton.backends.compiler import GPUTarget; triton.compile(\"{path}\", target=GPUTarget(\"cuda\", {}, 32))')\n",
-            cfg.arch.capability()
+            "wrote {path} (python3 -c 'import triton; from triton.backends.compiler import GPUTarget; triton.compile(\"{path}\", target={})')\n",
+            cfg.arch.gpu_target()
         ))?;
     }
     super::print_out(&format!("predicted for {cfg}: {expect}\n"))?;

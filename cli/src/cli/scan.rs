@@ -57,7 +57,8 @@ pub struct ScanArgs {
     /// The values of `T` in the argument types.
     #[arg(long, value_delimiter = ',')]
     dtype: Vec<String>,
-    /// Targets (default sm80,sm90).
+    /// Targets (default sm80,sm90; AMD's gfx90a, gfx942, gfx950, gfx1100,
+    /// gfx1201, gfx1250 from Triton 3.4).
     #[arg(long, value_delimiter = ',')]
     arch: Vec<Arch>,
     /// Ignore the kernel's @triton.autotune configs (start from Triton's

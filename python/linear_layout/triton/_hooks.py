@@ -18,11 +18,12 @@ the TTGIR exactly as the lowering receives it (after a
   key (the same code) while the hook is in place. That is Triton's choice
   for custom pipelines; the cost is one recompile of kernels cached
   without the guard.
-- 3.1 to 3.5: no stage hook exists, so the NVIDIA backend class's
-  ``add_stages`` is wrapped (every backend instance, wherever made); cache
-  keys are unchanged.
+- 3.1 to 3.5: no stage hook exists, so the NVIDIA and AMD backend
+  classes' ``add_stages`` are wrapped (every backend instance, wherever
+  made); cache keys are unchanged.
 
-Only CUDA targets are checked; other backends pass through untouched.
+CUDA targets are checked, and AMD (``hip``) targets from 3.4, the releases
+whose AMD backend is modelled; other backends pass through untouched.
 
 The same hooks also put containment in place (``_contain``): every compile
 not already in Triton's cache runs in a forked child, so a failure the model
@@ -322,12 +323,23 @@ def _hook_inspection() -> Callable[[], None]:
 
 
 def _hook_add_stages() -> Callable[[], None]:
-    """3.1 to 3.5: wrap the NVIDIA backend class's ``add_stages``."""
+    """3.1 to 3.5: wrap the NVIDIA and AMD backend classes' ``add_stages``."""
     from triton.backends import backends
 
     if "nvidia" not in backends:
         raise RuntimeError("linear_layout.triton: this Triton has no NVIDIA backend to hook")
-    cls = backends["nvidia"].compiler
+    names = [name for name in ("nvidia", "amd") if name in backends]
+    undo = [_wrap_add_stages(backends[name].compiler) for name in names]
+
+    def undo_all() -> None:
+        for u in undo:
+            u()
+
+    return undo_all
+
+
+def _wrap_add_stages(cls: Any) -> Callable[[], None]:
+    """Wrap one backend class's ``add_stages``; return what unwraps it."""
     original = cls.__dict__["add_stages"]
 
     def add_stages(self: Any, stages: dict[str, Any], options: Any, *rest: Any, **kw: Any) -> Any:
@@ -356,14 +368,24 @@ def _hook_add_stages() -> Callable[[], None]:
 
 
 def wrap_stages(backend: Any, stages: dict[str, Any]) -> None:
-    """Wrap a CUDA pipeline's stages: fail fast before ``llir``, check at ``llir``."""
+    """Wrap a CUDA (or, from 3.4, HIP) pipeline's stages.
+
+    Every stage before ``llir`` fails fast; ``llir`` checks its input.
+    """
     target = getattr(backend, "target", None)
-    if getattr(target, "backend", None) != "cuda" or "llir" not in stages:
+    kind = getattr(target, "backend", None)
+    if "llir" not in stages or not (kind == "cuda" or (kind == "hip" and _models_amd())):
         return
     names = list(stages)
     for name in names[: names.index("llir")]:
         stages[name] = _early_stage(stages[name])
     stages["llir"] = _lowering_stage(stages["llir"])
+
+
+def _models_amd() -> bool:
+    """Whether the installed release is one whose AMD backend is modelled (3.4 on)."""
+    version = tuple(int(p) for p in re.findall(r"\d+", installed_version())[:2])
+    return version >= (3, 4)
 
 
 # ids of the metadata of compiles that ran a stage before llir: compiles from

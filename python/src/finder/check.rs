@@ -76,7 +76,7 @@ fn report_json(file: &str, release: Release, warnings: &[String], findings: &[Fi
         .iter()
         .map(|f| {
             json!({"line": f.line, "op": f.op,
-                   "verdict": f.failure.verdict(Entry::IrFile),
+                   "verdict": f.verdict,
                    "verdict_from_source": f.failure.verdict(Entry::Source),
                    "failure": f.failure.to_json(Entry::IrFile)})
         })

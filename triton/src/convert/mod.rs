@@ -25,6 +25,7 @@ use super::attr::Attr;
 use super::error::{ConvertError, Result};
 use super::release::Release;
 use super::site::Site;
+pub(crate) use amd_wmma::SITE as AMD_WMMA_SITE;
 pub use cache::ConversionCache;
 use linear_layout::LinearLayout;
 pub(crate) use nvidia_mma::SITE as NVIDIA_MMA_SITE;

@@ -4,7 +4,7 @@
 use super::op::{Module, Op, all_typed, typed};
 use super::sites::{self, Entry, Event, Failure};
 use super::verdict::{Trace, Verdict};
-use crate::{Defs, Release};
+use crate::{ConvertError, Defs, Release, parse_attr, to_linear_layout};
 
 /// A finding in a TTGIR file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,7 +77,24 @@ pub fn check(text: &str, release: Release) -> linear_layout::Result<Vec<Finding>
     if let Some(refused) = refused_definition(text, &defs, release) {
         return Ok(vec![refused]);
     }
+    // From 3.5 the file's tensor types are verified through their linear
+    // layouts as it is parsed, outside any pass manager.
+    if let Some(refused) = refused_tensor_type(text, &defs, release) {
+        return Ok(vec![refused]);
+    }
     let module = Module::read(text);
+    // The lowering checks its target before it lowers any op.
+    if let Some(arch) = module.arch {
+        let event = Event::LowerModule { arch };
+        if let Err(failure) = sites::run(&event, release, &mut Trace::new(false)) {
+            return Ok(vec![Finding {
+                line: module.line,
+                op: "module".to_string(),
+                verdict: failure.verdict(Entry::IrFile),
+                failure,
+            }]);
+        }
+    }
     let lines: Vec<&str> = text.lines().collect();
     let ops = read_ops(&lines, &defs, &module);
     // The lowering's first pass rewrites conversions over the whole module
@@ -194,6 +211,44 @@ fn region_op<'a>(
         types: all_typed(types),
         defs,
         module,
+    })
+}
+
+/// The first tensor type (`tensor<4x16xf32, #mma>`) whose layout
+/// `release`'s converter fails on, where the release verifies tensor types
+/// through their linear layouts as the file is parsed
+/// ([`Release::verifies_tensor_layouts_at_parse`]), as a finding on its
+/// line: outside any pass manager, an assertion there kills the compile.
+fn refused_tensor_type(text: &str, defs: &Defs, release: Release) -> Option<Finding> {
+    if !release.verifies_tensor_layouts_at_parse() {
+        return None;
+    }
+    text.lines().enumerate().find_map(|(index, line)| {
+        let mut rest = line;
+        while let Some(at) = rest.find("tensor<") {
+            let here = typed(rest, "tensor<");
+            rest = &rest[at + "tensor<".len()..];
+            let Some((shape, _, enc)) = here else {
+                continue;
+            };
+            let Ok(attr) = parse_attr(&enc, defs) else {
+                continue;
+            };
+            if attr.is_shared() {
+                continue;
+            }
+            if let Err(ConvertError::Triton(failure)) =
+                to_linear_layout(&attr, &shape, release, None)
+            {
+                return Some(Finding {
+                    line: index + 1,
+                    op: "tensor type".to_string(),
+                    verdict: failure.verdict_outside_passes(),
+                    failure: *failure,
+                });
+            }
+        }
+        None
     })
 }
 

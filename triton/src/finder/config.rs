@@ -7,6 +7,11 @@ use std::fmt;
 /// A kernel pattern (single program, no masks, row-major contiguous inputs,
 /// fp32 accumulation (int32 for int8), results cast back to the input
 /// dtype). The kernels are `tests/oracle/compile/grid_kernels.py`.
+///
+/// The attention and descriptor patterns are modelled on AMD targets only:
+/// their loops meet the AMD stream pipeliner, which the finder follows;
+/// NVIDIA's software pipeliner and TMA lowering of such loops are not
+/// modelled.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
 pub enum Pattern {
@@ -27,17 +32,36 @@ pub enum Pattern {
     /// `O[M,K] = gather(S[M,N], I[M,K], axis=1)` with in-range indices:
     /// `tl.gather`'s warp-local layout (triton #11600), from 3.3.
     Gather,
+    /// Flash-attention's forward loop (AMD targets): `Q[M,K]` loaded once;
+    /// per block of `N` keys out of 4096, `S = Q·Kᵀ` (the `[K,N]` tile of
+    /// `K[4096,K]`) scaled, the online softmax, and `O += P·V` (`V[N,K]`):
+    /// two chained dots in a loop, `num_stages` pipelined.
+    Attention,
+    /// [`Attention`](Pattern::Attention) with a per-key additive bias: an
+    /// fp32 `bias[N]` loaded in the loop and added to the scaled scores (a
+    /// key-padding mask or ALiBi-style offsets), a load that reaches the
+    /// second dot through the softmax, not as a dot operand.
+    AttentionBias,
+    /// A matmul's K loop through tensor descriptors (AMD targets):
+    /// `C[M,N] = Σ A[M,K]·B[K,N]` over a K of 4096 in steps of `K`, both
+    /// tiles loaded with `tl.make_tensor_descriptor(...).load`, the result
+    /// stored through one: gfx1250's tensor data mover from 3.7, pointer
+    /// loads elsewhere.
+    DescDot,
 }
 
 impl Pattern {
     /// Every pattern.
-    pub const ALL: [Pattern; 6] = [
+    pub const ALL: [Pattern; 9] = [
         Pattern::Dot,
         Pattern::ChainA,
         Pattern::ChainB,
         Pattern::Inductor3d,
         Pattern::Scan,
         Pattern::Gather,
+        Pattern::Attention,
+        Pattern::AttentionBias,
+        Pattern::DescDot,
     ];
 
     /// Whether the pattern chains two dots (and so takes `x`).
@@ -58,16 +82,33 @@ impl Pattern {
 
     /// Whether the pattern takes `dtype`: a dot every [`Dtype`], `scan` and
     /// `gather` the floating-point types of 16 and 32 bits (their kernels
-    /// sum or move fp16, bf16 or fp32 values).
+    /// sum or move fp16, bf16 or fp32 values), attention fp16 and bf16 (its
+    /// probabilities are cast to the operands' type for the second dot).
     pub fn takes_dtype(self, dtype: Dtype) -> bool {
-        self.has_dot() || matches!(dtype, Dtype::Fp16 | Dtype::Bf16 | Dtype::Fp32)
+        match self {
+            Pattern::Attention | Pattern::AttentionBias | Pattern::DescDot => {
+                matches!(dtype, Dtype::Fp16 | Dtype::Bf16)
+            }
+            _ => self.has_dot() || matches!(dtype, Dtype::Fp16 | Dtype::Bf16 | Dtype::Fp32),
+        }
+    }
+
+    /// Whether the pattern is modelled on AMD targets only.
+    pub fn amd_only(self) -> bool {
+        self.is_attention() || self == Pattern::DescDot
+    }
+
+    /// Whether the pattern is flash-attention's loop (with or without the
+    /// key bias).
+    pub fn is_attention(self) -> bool {
+        matches!(self, Pattern::Attention | Pattern::AttentionBias)
     }
 
     /// The number of `tl.dot`s in the kernel.
     pub fn dots(self) -> u64 {
         match self {
-            Pattern::ChainA | Pattern::ChainB => 2,
-            Pattern::Dot | Pattern::Inductor3d => 1,
+            Pattern::ChainA | Pattern::ChainB | Pattern::Attention | Pattern::AttentionBias => 2,
+            Pattern::Dot | Pattern::Inductor3d | Pattern::DescDot => 1,
             Pattern::Scan | Pattern::Gather => 0,
         }
     }
@@ -81,6 +122,9 @@ impl Pattern {
             Pattern::Inductor3d => "inductor-3d",
             Pattern::Scan => "scan",
             Pattern::Gather => "gather",
+            Pattern::Attention => "attention",
+            Pattern::AttentionBias => "attention-bias",
+            Pattern::DescDot => "desc-dot",
         }
     }
 }
@@ -92,8 +136,10 @@ impl std::str::FromStr for Pattern {
             .into_iter()
             .find(|p| p.name() == s)
             .ok_or_else(|| {
+                let names: Vec<&str> = Pattern::ALL.iter().map(|p| p.name()).collect();
                 format!(
-                    "unknown pattern `{s}`; expected dot, chain-a, chain-b, inductor-3d, scan or gather"
+                    "unknown pattern `{s}`; expected one of {}",
+                    names.join(", ")
                 )
             })
     }
@@ -200,7 +246,7 @@ impl std::str::FromStr for Dtype {
     }
 }
 
-/// A GPU architecture.
+/// A GPU architecture: an NVIDIA compute capability or an AMD processor.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
 pub enum Arch {
@@ -219,32 +265,93 @@ pub enum Arch {
     /// Consumer Blackwell (RTX 50 series): no MMA in 3.1 and 3.2, MMA v2
     /// from 3.3 (no wgmma), fp8 without promotion from 3.5.
     Sm120,
+    /// AMD CDNA2 (MI200): MFMA version 2, 64-wide waves.
+    Gfx90a,
+    /// AMD CDNA3 (MI300): MFMA version 3, 64-wide waves.
+    Gfx942,
+    /// AMD CDNA4 (MI350): MFMA version 4, 64-wide waves.
+    Gfx950,
+    /// AMD RDNA3 (Radeon RX 7900): WMMA version 1, 32-wide waves.
+    Gfx1100,
+    /// AMD RDNA4 (Radeon RX 9070): WMMA version 2, 32-wide waves.
+    Gfx1201,
+    /// AMD gfx1250: WMMA version 3 and the tensor data mover, 32-wide
+    /// waves; known to Triton from 3.6.
+    Gfx1250,
+}
+
+/// Who makes an [`Arch`], which decides the Triton backend that compiles
+/// for it.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Vendor {
+    /// NVIDIA: Triton's `cuda` backend.
+    Nvidia,
+    /// AMD: Triton's `hip` backend.
+    Amd,
 }
 
 impl Arch {
-    /// Every architecture.
-    pub const ALL: [Arch; 6] = [
+    /// Every architecture, NVIDIA's first.
+    pub const ALL: [Arch; 12] = [
         Arch::Sm80,
         Arch::Sm86,
         Arch::Sm89,
         Arch::Sm90,
         Arch::Sm100,
         Arch::Sm120,
+        Arch::Gfx90a,
+        Arch::Gfx942,
+        Arch::Gfx950,
+        Arch::Gfx1100,
+        Arch::Gfx1201,
+        Arch::Gfx1250,
     ];
 
-    /// The compute capability.
-    pub fn capability(self) -> u32 {
+    /// Who makes it.
+    pub fn vendor(self) -> Vendor {
         match self {
-            Arch::Sm80 => 80,
-            Arch::Sm86 => 86,
-            Arch::Sm89 => 89,
-            Arch::Sm90 => 90,
-            Arch::Sm100 => 100,
-            Arch::Sm120 => 120,
+            Arch::Sm80 | Arch::Sm86 | Arch::Sm89 | Arch::Sm90 | Arch::Sm100 | Arch::Sm120 => {
+                Vendor::Nvidia
+            }
+            Arch::Gfx90a
+            | Arch::Gfx942
+            | Arch::Gfx950
+            | Arch::Gfx1100
+            | Arch::Gfx1201
+            | Arch::Gfx1250 => Vendor::Amd,
         }
     }
 
-    /// The name (`sm90`).
+    /// Whether it is an AMD processor (compiled by Triton's `hip` backend).
+    pub fn is_amd(self) -> bool {
+        self.vendor() == Vendor::Amd
+    }
+
+    /// The NVIDIA compute capability (`90`); `None` for an AMD processor.
+    pub fn capability(self) -> Option<u32> {
+        match self {
+            Arch::Sm80 => Some(80),
+            Arch::Sm86 => Some(86),
+            Arch::Sm89 => Some(89),
+            Arch::Sm90 => Some(90),
+            Arch::Sm100 => Some(100),
+            Arch::Sm120 => Some(120),
+            _ => None,
+        }
+    }
+
+    /// Threads per warp (a wave, on AMD): 32 on NVIDIA and RDNA, 64 on
+    /// CDNA. The HIP backend derives it from the processor (`HIPOptions`:
+    /// 32 from gfx10 on, 64 below), whatever `GPUTarget` says.
+    pub fn warp_size(self) -> u64 {
+        match self {
+            Arch::Gfx90a | Arch::Gfx942 | Arch::Gfx950 => 64,
+            _ => 32,
+        }
+    }
+
+    /// The name (`sm90`, `gfx942`).
     pub fn name(self) -> &'static str {
         match self {
             Arch::Sm80 => "sm80",
@@ -253,7 +360,57 @@ impl Arch {
             Arch::Sm90 => "sm90",
             Arch::Sm100 => "sm100",
             Arch::Sm120 => "sm120",
+            Arch::Gfx90a => "gfx90a",
+            Arch::Gfx942 => "gfx942",
+            Arch::Gfx950 => "gfx950",
+            Arch::Gfx1100 => "gfx1100",
+            Arch::Gfx1201 => "gfx1201",
+            Arch::Gfx1250 => "gfx1250",
         }
+    }
+
+    /// The backend Triton compiles it with: `cuda` or `hip`.
+    pub fn backend(self) -> &'static str {
+        match self.vendor() {
+            Vendor::Nvidia => "cuda",
+            Vendor::Amd => "hip",
+        }
+    }
+
+    /// The module's target as TTGIR prints it (`ttg.target`): `cuda:90`,
+    /// `hip:gfx942`.
+    pub fn ttgir_target(self) -> String {
+        match self.capability() {
+            Some(cc) => format!("cuda:{cc}"),
+            None => format!("hip:{}", self.name()),
+        }
+    }
+
+    /// The Python expression of Triton's target:
+    /// `GPUTarget("cuda", 90, 32)`, `GPUTarget("hip", "gfx942", 64)`.
+    pub fn gpu_target(self) -> String {
+        match self.capability() {
+            Some(cc) => format!("GPUTarget(\"cuda\", {cc}, 32)"),
+            None => format!(
+                "GPUTarget(\"hip\", \"{}\", {})",
+                self.name(),
+                self.warp_size()
+            ),
+        }
+    }
+
+    /// The architecture a TTGIR module's target names (`cuda:90`,
+    /// `hip:gfx942`), if it is a modelled one.
+    pub fn from_ttgir_target(target: &str) -> Option<Arch> {
+        let target = target.trim_matches('"');
+        if let Some(cc) = target.strip_prefix("cuda:") {
+            let cc: u32 = cc.parse().ok()?;
+            return Arch::ALL.into_iter().find(|a| a.capability() == Some(cc));
+        }
+        let gfx = target.strip_prefix("hip:")?;
+        Arch::ALL
+            .into_iter()
+            .find(|a| a.is_amd() && a.name() == gfx)
     }
 }
 
@@ -264,7 +421,8 @@ impl std::str::FromStr for Arch {
             .into_iter()
             .find(|a| a.name() == s)
             .ok_or_else(|| {
-                format!("unknown arch `{s}`; expected sm80, sm86, sm89, sm90, sm100 or sm120")
+                let names: Vec<&str> = Arch::ALL.iter().map(|a| a.name()).collect();
+                format!("unknown arch `{s}`; expected one of {}", names.join(", "))
             })
     }
 }
@@ -404,13 +562,26 @@ impl Config {
                 self.dtype.name()
             ));
         }
+        if self.pattern.amd_only() && !self.arch.is_amd() {
+            return bad(format!(
+                "pattern {} is modelled on AMD targets only (got {})",
+                self.pattern.name(),
+                self.arch.name()
+            ));
+        }
         if !NUM_CTAS.contains(&self.num_ctas) {
             return bad(format!("num_ctas = {} must be 1, 2, 4 or 8", self.num_ctas));
         }
         // Triton 3.5 and later refuse it up front (`ValueError: num_ctas >
         // 1 requires NVIDIA SM90+ (Hopper)`); earlier releases accept it and
         // break in lowerings written for Hopper, which are not modelled.
-        if self.num_ctas > 1 && self.arch.capability() < 90 {
+        if self.num_ctas > 1 && self.arch.is_amd() {
+            return bad(format!(
+                "num_ctas = {} needs an NVIDIA sm90 or later; AMD targets run one CTA a program (Triton 3.5+ raises `num_ctas > 1 requires NVIDIA SM90+`)",
+                self.num_ctas
+            ));
+        }
+        if self.num_ctas > 1 && self.arch.capability().is_none_or(|cc| cc < 90) {
             return bad(format!(
                 "num_ctas = {} needs sm90 or later (Triton 3.5+ raises `num_ctas > 1 requires NVIDIA SM90+`; \
                  older releases' multi-CTA lowering below sm90 is not modelled)",
@@ -454,6 +625,13 @@ impl Config {
                 self.num_ctas, self.triton
             ));
         }
+        if self.arch.is_amd() && !self.triton.models_amd() {
+            return bad(format!(
+                "AMD targets ({}) are modelled from Triton 3.4 (got {})",
+                self.arch.name(),
+                self.triton
+            ));
+        }
         if let Some(v) = self.variant.filter(|v| v.release() != self.triton) {
             return bad(v.wrong_release(self.triton));
         }
@@ -487,6 +665,10 @@ impl Config {
         let base = match self.pattern {
             Pattern::Scan => self.m * self.n,
             Pattern::Gather => self.m * self.n + self.m * self.k,
+            // Q and O [M,K], the K and V tiles [K,N] and [N,K], S [M,N].
+            Pattern::Attention | Pattern::AttentionBias => {
+                2 * self.m * self.k + 2 * self.k * self.n + self.m * self.n
+            }
             _ => self.m * self.k + self.k * self.n + self.m * self.n,
         };
         (base + self.x.map_or(0, |x| x * self.n + x * self.m)) * self.num_ctas.max(1)
@@ -560,5 +742,86 @@ mod version_serde {
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Release, D::Error> {
         let s = String::deserialize(d)?;
         s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(pattern: Pattern, arch: Arch, triton: Release) -> Config {
+        Config {
+            pattern,
+            m: 64,
+            n: 64,
+            k: 64,
+            x: pattern.is_chain().then_some(64),
+            dtype: Dtype::Fp16,
+            num_warps: 4,
+            num_stages: 2,
+            arch,
+            num_ctas: 1,
+            triton,
+            variant: None,
+        }
+    }
+
+    /// Every arch's name parses back, and its TTGIR target reads back as
+    /// it; AMD's wave is 64 wide on CDNA (gfx9) and 32 on RDNA.
+    #[test]
+    fn arch_names_and_targets_round_trip() {
+        for arch in Arch::ALL {
+            assert_eq!(arch.name().parse::<Arch>(), Ok(arch));
+            assert_eq!(Arch::from_ttgir_target(&arch.ttgir_target()), Some(arch));
+            assert_eq!(arch.capability().is_none(), arch.is_amd());
+            let wave = if arch.name().starts_with("gfx9") {
+                64
+            } else {
+                32
+            };
+            assert_eq!(arch.warp_size(), wave, "{arch:?}");
+        }
+        assert_eq!(
+            Arch::Gfx942.gpu_target(),
+            r#"GPUTarget("hip", "gfx942", 64)"#
+        );
+        assert_eq!(Arch::Sm90.gpu_target(), r#"GPUTarget("cuda", 90, 32)"#);
+        assert_eq!(Arch::from_ttgir_target("hip:gfx908"), None);
+        assert!("gfx999".parse::<Arch>().is_err());
+    }
+
+    /// AMD targets from 3.4, one CTA; attention on AMD alone.
+    #[test]
+    fn amd_configurations_are_validated() {
+        assert!(
+            cfg(Pattern::Dot, Arch::Gfx942, Release::V3_4)
+                .validate()
+                .is_ok()
+        );
+        assert!(
+            cfg(Pattern::Dot, Arch::Gfx942, Release::V3_3)
+                .validate()
+                .is_err()
+        );
+        let two_ctas = Config {
+            num_ctas: 2,
+            ..cfg(Pattern::Dot, Arch::Gfx950, Release::V3_9)
+        };
+        assert!(two_ctas.validate().is_err());
+        assert!(
+            cfg(Pattern::Attention, Arch::Gfx1201, Release::V3_6)
+                .validate()
+                .is_ok()
+        );
+        assert!(
+            cfg(Pattern::AttentionBias, Arch::Sm90, Release::V3_6)
+                .validate()
+                .is_err()
+        );
+        let fp32 = Config {
+            dtype: Dtype::Fp32,
+            ..cfg(Pattern::Attention, Arch::Gfx942, Release::V3_9)
+        };
+        assert!(fp32.validate().is_err());
     }
 }

@@ -239,7 +239,20 @@ pub fn nvmma_swizzle(contiguous: u64, bits: u64) -> Option<u64> {
 /// tile), then threads and warps spread fastest dim first by the default
 /// builder, whatever is left over wrapping on the slowest dim.
 pub fn coalesced_load(shape: &[u64], contig: usize, bits: u64, num_warps: u64) -> Blocked {
+    coalesced_load_over(shape, contig, bits, num_warps, 32)
+}
+
+/// [`coalesced_load`] for warps of `lanes` threads (64 on AMD's CDNA: the
+/// coalescing pass is common code and reads the module's threads per warp).
+pub fn coalesced_load_over(
+    shape: &[u64],
+    contig: usize,
+    bits: u64,
+    num_warps: u64,
+    lanes: u64,
+) -> Blocked {
     let rank = shape.len();
+    let lanes = lanes.max(1);
     // Out-of-range arguments are clamped rather than trusted: no panic.
     let contig = contig.min(rank.saturating_sub(1));
     let num_warps = num_warps.max(1);
@@ -259,8 +272,8 @@ pub fn coalesced_load(shape: &[u64], contig: usize, bits: u64, num_warps: u64) -
     let mut size_per_thread = vec![1; rank];
     size_per_thread[contig] = (128 / bits.max(1))
         .min(shape[contig])
-        .min((elements / num_warps.saturating_mul(32)).max(1));
-    let threads_per_warp = spread(shape, &order, &size_per_thread, 32);
+        .min((elements / num_warps.saturating_mul(lanes)).max(1));
+    let threads_per_warp = spread(shape, &order, &size_per_thread, lanes);
     let covered: Vec<u64> = size_per_thread
         .iter()
         .zip(&threads_per_warp)

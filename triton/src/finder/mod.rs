@@ -15,8 +15,10 @@
 //! - [`sites()`]: every site descriptor; [`site_table`] renders them.
 //!
 //! Inside: [`config`] (the parameter space), `decisions` (MMA version,
-//! warps, instruction shapes, swizzles) and `sites` (one model per file).
+//! warps, instruction shapes, swizzles), `amd` (the AMD backend's steps)
+//! and `sites` (one model per file).
 
+pub(crate) mod amd;
 pub mod check_ttgir;
 pub mod config;
 pub(crate) mod cta;
@@ -30,7 +32,7 @@ pub(crate) mod sites;
 pub(crate) mod verdict;
 
 pub use crate::{Ending, Entry, Failure, Site, SiteKind};
-pub use config::{Arch, Config, ConfigError, Dtype, Pattern, Variant};
+pub use config::{Arch, Config, ConfigError, Dtype, Pattern, Variant, Vendor};
 pub use predict::{predict, predict_traced};
 pub use sites::Stage;
 pub use verdict::{LoweringStep, Prediction, Verdict};

@@ -7,6 +7,7 @@
 //! release's lowering of the op does ([`super::sites::Event::Op`]); the
 //! reader knows no site.
 
+use super::config::{Arch, Vendor};
 use super::decisions::Mma;
 use crate::attr::Attr;
 use crate::{Defs, parse_attr};
@@ -27,6 +28,12 @@ pub(crate) struct Module {
     /// The tensor-memory encodings it defines (`#tmem = #ttng.tensor_memory_encoding<…>`),
     /// by alias.
     pub tmem: Vec<(String, Tmem)>,
+    /// The target the module names (`cuda:90`, `hip:gfx942`), where it is
+    /// a modelled one.
+    pub arch: Option<Arch>,
+    /// The 1-based line of `module attributes {…}`, where a failure of the
+    /// module as a whole is reported.
+    pub line: usize,
 }
 
 /// A tensor-memory encoding (`#ttng.tensor_memory_encoding<blockM = 128,
@@ -100,10 +107,26 @@ fn tmem_encodings(text: &str) -> Vec<(String, Tmem)> {
 impl Module {
     /// Reads the module attributes of `text`.
     pub(crate) fn read(text: &str) -> Module {
+        let line = text
+            .lines()
+            .position(|l| l.trim_start().starts_with("module"))
+            .map_or(1, |i| i + 1);
         Module {
             capability: capability(text),
             num_ctas: num_ctas(text).unwrap_or(1),
             tmem: tmem_encodings(text),
+            arch: target(text).and_then(Arch::from_ttgir_target),
+            line,
+        }
+    }
+
+    /// Whose backend compiles the module: AMD's for a `hip:` target,
+    /// NVIDIA's otherwise (a module without a target included, as this
+    /// tool has always read them).
+    pub(crate) fn vendor(&self) -> Vendor {
+        match self.arch {
+            Some(arch) => arch.vendor(),
+            None => Vendor::Nvidia,
         }
     }
 
@@ -111,6 +134,14 @@ impl Module {
     pub(crate) fn tmem(&self, name: &str) -> Option<&Tmem> {
         self.tmem.iter().find(|(n, _)| n == name).map(|(_, t)| t)
     }
+}
+
+/// The module's `target = "…"` attribute (`ttg.target`,
+/// `triton_gpu.target` up to 3.2), without its quotes.
+fn target(text: &str) -> Option<&str> {
+    let at = text.find(".target = \"")? + ".target = \"".len();
+    let rest = &text[at..];
+    Some(&rest[..rest.find('"')?])
 }
 
 /// The `"ttg.num-ctas" = N` (`"triton_gpu.num-ctas"` up to 3.2) attribute.

@@ -22,10 +22,17 @@ pub fn predict(cfg: &Config) -> Result<Prediction, ConfigError> {
 pub fn predict_traced(cfg: &Config, trace: bool) -> Result<Prediction, ConfigError> {
     cfg.validate()?;
     let mut t = Trace::new(trace);
+    if cfg.arch.is_amd() {
+        return Ok(match super::amd::predict(cfg, &mut t) {
+            Ok(()) => Prediction::ok(t.into_steps()),
+            Err(f) => Prediction::fail(f, t.into_steps()),
+        });
+    }
     let planned = frontend(cfg, &mut t).and_then(|()| plan_ctas(cfg, &mut t));
     let outcome = match planned.and_then(|()| {
         if cfg.pattern.has_dot() {
-            let capability = cfg.arch.capability();
+            // AMD targets took their own pipeline above.
+            let capability = cfg.arch.capability().unwrap_or_default();
             sites::run(&Event::ChooseMma { capability }, cfg.triton, &mut t)
         } else {
             Ok(())
@@ -230,6 +237,7 @@ fn frontend(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
         }
     });
     let front_end = FrontEnd {
+        arch: cfg.arch,
         gather: cfg.pattern == Pattern::Gather,
         dot,
     };
@@ -294,7 +302,7 @@ fn scan(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
         shape: &shape,
         split: &split.split,
         axis: 0,
-        capability: Some(cfg.arch.capability()),
+        capability: cfg.arch.capability(),
     };
     sites::run(&Event::Scan(&scanned), cfg.triton, trace)
 }
@@ -309,6 +317,7 @@ fn gather(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
         src: cfg.n,
         idx: cfg.k,
         num_warps: cfg.num_warps,
+        lanes: cfg.arch.warp_size(),
         cga,
     };
     sites::run(&event, cfg.triton, trace)

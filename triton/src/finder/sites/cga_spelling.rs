@@ -100,6 +100,10 @@ impl super::SiteModel for Model {
         &[super::EventKind::Definition]
     }
 
+    fn vendors(&self) -> &'static [crate::finder::config::Vendor] {
+        super::EVERY_VENDOR
+    }
+
     fn check(
         &self,
         event: &super::Event<'_>,

@@ -72,7 +72,10 @@ impl super::SiteModel for Model {
     ) -> std::result::Result<(), Failure> {
         match event {
             super::Event::FrontEnd(super::FrontEnd { dot: Some(dot), .. }) => {
-                check(dot.fp8e4nv, dot.capability, release)
+                match dot.capability {
+                    Some(cc) => check(dot.fp8e4nv, cc, release),
+                    None => Ok(()),
+                }
             }
             _ => Ok(()),
         }

@@ -84,12 +84,14 @@ pub(crate) fn gather_blocked(
     src_shape: [u64; 2],
     idx_along_axis: u64,
     axis: usize,
-    num_warps: u64,
+    warps: [u64; 2],
     cga: Option<Cga>,
     release: Release,
 ) -> Blocked {
     let other = 1 - axis;
-    let lanes = 32u64;
+    // Warps of `lanes` threads (64 on AMD's CDNA).
+    let [num_warps, lanes] = warps;
+    let lanes = lanes.max(1);
     let mut tpw = [1u64; 2];
     let mut wpc = [1u64; 2];
     tpw[axis] = src_shape[axis].min(lanes);
@@ -165,24 +167,37 @@ pub(crate) fn not_warp_local(
     None
 }
 
-/// The thread-locality pass on a gather of `[rows, src]` along dim 1 by an
-/// index tensor `[rows, idx]`.
+/// A gather of `[rows, src]` along dim 1 by an index tensor `[rows, idx]`,
+/// in a program of `num_warps` warps of `lanes` threads.
+pub(crate) struct GatherOp {
+    pub rows: u64,
+    pub src: u64,
+    pub idx: u64,
+    pub num_warps: u64,
+    pub lanes: u64,
+}
+
+/// The thread-locality pass on a gather.
 pub(crate) fn gather(
-    rows: u64,
-    src: u64,
-    idx: u64,
-    num_warps: u64,
+    op: &GatherOp,
     cga: Option<Cga>,
     release: Release,
     trace: &mut Trace,
 ) -> Result<(), Failure> {
+    let GatherOp {
+        rows,
+        src,
+        idx,
+        num_warps,
+        lanes,
+    } = *op;
     let Some(location) = WARP_LOCAL
         .at(release)
         .filter(|l| l.releases.contains(release))
     else {
         return Ok(());
     };
-    let blocked = gather_blocked([rows, src], idx, 1, num_warps, cga, release);
+    let blocked = gather_blocked([rows, src], idx, 1, [num_warps, lanes], cga, release);
     let attr = Attr::Blocked(blocked);
     let what = || "the gather layout".to_string();
     let Some(src_l) = super::converted(&attr, &[rows, src], release, None, trace, what)? else {
@@ -213,6 +228,10 @@ impl super::SiteModel for Model {
         &[super::EventKind::Gather]
     }
 
+    fn vendors(&self) -> &'static [crate::finder::config::Vendor] {
+        super::EVERY_VENDOR
+    }
+
     fn check(
         &self,
         event: &super::Event<'_>,
@@ -225,8 +244,18 @@ impl super::SiteModel for Model {
                 src,
                 idx,
                 num_warps,
+                lanes,
                 cga,
-            } => gather(*rows, *src, *idx, *num_warps, cga.clone(), release, trace),
+            } => {
+                let op = GatherOp {
+                    rows: *rows,
+                    src: *src,
+                    idx: *idx,
+                    num_warps: *num_warps,
+                    lanes: *lanes,
+                };
+                gather(&op, cga.clone(), release, trace)
+            }
             _ => Ok(()),
         }
     }

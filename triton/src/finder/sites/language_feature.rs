@@ -76,6 +76,10 @@ impl super::SiteModel for Model {
         &[super::EventKind::FrontEnd]
     }
 
+    fn vendors(&self) -> &'static [crate::finder::config::Vendor] {
+        super::EVERY_VENDOR
+    }
+
     fn check(
         &self,
         event: &super::Event<'_>,

@@ -10,6 +10,10 @@
 
 pub(crate) mod acc_dtype;
 pub(crate) mod accumulator_to_v2;
+pub(crate) mod amd_chained_dot;
+pub(crate) mod amd_fp8_arch;
+pub(crate) mod amd_target;
+pub(crate) mod amd_tdm_pipeline;
 pub(crate) mod cga_spelling;
 pub(crate) mod convert_8bit_shuffle;
 pub(crate) mod cp_async;
@@ -51,6 +55,8 @@ pub(crate) mod ws_partition_attr;
 pub(crate) mod ws_producer_commit;
 pub(crate) mod ws_tma_block;
 
+use super::amd::Loop;
+use super::config::{Arch, Vendor};
 use super::decisions::DotShape;
 use super::op::{Op, hopper_mma};
 use super::verdict::Trace;
@@ -152,14 +158,20 @@ pub(crate) enum Event<'a> {
     /// A `tt.scan` of an operand.
     Scan(&'a ScanOperand<'a>),
     /// A `tl.gather` along dim 1 of a `[rows, src]` source by a `[rows,
-    /// idx]` index tensor.
+    /// idx]` index tensor, on warps of `lanes` threads.
     Gather {
         rows: u64,
         src: u64,
         idx: u64,
         num_warps: u64,
+        lanes: u64,
         cga: Option<Cga>,
     },
+    /// The lowering to LLVM IR starting on a module for `arch`
+    /// (`ConvertTritonAMDGPUToLLVM` checks its target first).
+    LowerModule { arch: Arch },
+    /// AMD's stream pipeliner scheduling a loop.
+    AmdLoop(&'a Loop),
 }
 
 /// The kinds of [`Event`], for a site to say which steps it models.
@@ -209,11 +221,15 @@ pub(crate) enum EventKind {
     Scan,
     /// [`Event::Gather`].
     Gather,
+    /// [`Event::LowerModule`].
+    LowerModule,
+    /// [`Event::AmdLoop`].
+    AmdLoop,
 }
 
 impl EventKind {
     /// Every kind, in [`Event`]'s order.
-    const ALL: [EventKind; 22] = [
+    const ALL: [EventKind; 24] = [
         EventKind::Definition,
         EventKind::Op,
         EventKind::Assemble,
@@ -236,6 +252,8 @@ impl EventKind {
         EventKind::CrossCta,
         EventKind::Scan,
         EventKind::Gather,
+        EventKind::LowerModule,
+        EventKind::AmdLoop,
     ];
 }
 
@@ -265,12 +283,30 @@ impl Event<'_> {
             Event::CrossCta { .. } => EventKind::CrossCta,
             Event::Scan(..) => EventKind::Scan,
             Event::Gather { .. } => EventKind::Gather,
+            Event::LowerModule { .. } => EventKind::LowerModule,
+            Event::AmdLoop(..) => EventKind::AmdLoop,
+        }
+    }
+
+    /// Whose backend compiles the step, where it says: a TTGIR op's
+    /// module's target, the front end's and the lowering's target; `None`
+    /// for a step the pattern pipelines hand to the sites of their own
+    /// backend (or one both share: a definition, a scan, a gather).
+    fn vendor(&self) -> Option<Vendor> {
+        match self {
+            Event::Op(op) => Some(op.module.vendor()),
+            Event::FrontEnd(front_end) => Some(front_end.arch.vendor()),
+            Event::LowerModule { arch } => Some(arch.vendor()),
+            Event::AmdLoop(_) => Some(Vendor::Amd),
+            _ => None,
         }
     }
 }
 
 /// What the front end checks of a kernel's source.
 pub(crate) struct FrontEnd {
+    /// The target.
+    pub arch: Arch,
     /// The kernel calls `tl.gather`.
     pub gather: bool,
     /// Its dots, when it has any.
@@ -281,8 +317,8 @@ pub(crate) struct FrontEnd {
 pub(crate) struct FrontEndDot {
     /// The operands are fp8e4nv.
     pub fp8e4nv: bool,
-    /// The target's compute capability.
-    pub capability: u32,
+    /// The target's compute capability (`None` on AMD).
+    pub capability: Option<u32>,
     /// The operands are 8 bits wide.
     pub eight_bit: bool,
     /// The operands are int8.
@@ -315,6 +351,15 @@ pub(crate) trait SiteModel: Sync {
 
     /// The kinds of step it models; [`run`] hands it no other.
     fn events(&self) -> &'static [EventKind];
+
+    /// The backends whose compiles it describes: a step that names its
+    /// backend ([`Event`]'s target: a TTGIR op's module, the front end, the
+    /// lowering) reaches only that backend's models. NVIDIA's, unless the
+    /// model says otherwise: most sites are NVIDIA lowerings; a common pass
+    /// or check lists both ([`EVERY_VENDOR`]).
+    fn vendors(&self) -> &'static [Vendor] {
+        &[Vendor::Nvidia]
+    }
 
     /// The failure `release` meets at this site in `event`, if any; a step
     /// the site has nothing to do with is `Ok`.
@@ -407,7 +452,7 @@ pub(crate) use passes_only_model;
 /// within a conversion the scratch buffer (3.1), the layouts, the shuffle
 /// plan, the operand shortcut and the byte permutes. Adding a site is
 /// adding its file and a line here.
-pub(crate) static MODELS: [&dyn SiteModel; 43] = [
+pub(crate) static MODELS: [&dyn SiteModel; 48] = [
     &cga_spelling::Model,
     // the TTGIR passes: named from their messages, never met in a module
     &scaled_dot_batched_scale::Model,
@@ -420,6 +465,7 @@ pub(crate) static MODELS: [&dyn SiteModel; 43] = [
     &plan_cta_descriptor_gather::Model,
     &language_feature::Model,
     &fp8_arch::Model,
+    &amd_fp8_arch::Model,
     &dot_k::Model,
     &acc_dtype::Model,
     &plan_cta::Model,
@@ -452,33 +498,54 @@ pub(crate) static MODELS: [&dyn SiteModel; 43] = [
     &unknown_target::Model,
     &gather_layout::Model,
     &ptxas_wgmma_reuse::Model,
+    &amd_chained_dot::Model,
+    &amd_tdm_pipeline::Model,
+    &amd_target::Model,
+    &AmdMmaLayouts,
 ];
 
 /// Runs every site's model of `event`'s kind on it: the first failure, in
 /// [`MODELS`]' order.
 pub(crate) fn run(event: &Event<'_>, release: Release, trace: &mut Trace) -> Result<(), Failure> {
-    models_of(event.kind())
+    models_of(event.kind(), event.vendor())
         .iter()
         .try_for_each(|model| model.check(event, release, trace))
 }
 
-/// The models of each kind of event, in [`MODELS`]' order (a search runs
-/// millions of events; each goes to the few sites that model its kind).
-fn models_of(kind: EventKind) -> &'static [&'static dyn SiteModel] {
-    static BY_KIND: OnceLock<Vec<Vec<&'static dyn SiteModel>>> = OnceLock::new();
+/// Both backends, for the models of common passes and checks.
+pub(crate) const EVERY_VENDOR: &[Vendor] = &[Vendor::Nvidia, Vendor::Amd];
+
+/// The models of each kind of event and backend, in [`MODELS`]' order (a
+/// search runs millions of events; each goes to the few sites that model
+/// its kind for its backend; a step that names no backend, to every model
+/// of its kind).
+fn models_of(kind: EventKind, vendor: Option<Vendor>) -> &'static [&'static dyn SiteModel] {
+    type Table = Vec<[Vec<&'static dyn SiteModel>; 3]>;
+    static BY_KIND: OnceLock<Table> = OnceLock::new();
     let by_kind = BY_KIND.get_or_init(|| {
         EventKind::ALL
             .iter()
             .map(|kind| {
-                MODELS
-                    .iter()
-                    .copied()
-                    .filter(|model| model.events().contains(kind))
-                    .collect()
+                let of = |vendor: Option<Vendor>| -> Vec<&'static dyn SiteModel> {
+                    MODELS
+                        .iter()
+                        .copied()
+                        .filter(|model| model.events().contains(kind))
+                        .filter(|model| vendor.is_none_or(|v| model.vendors().contains(&v)))
+                        .collect()
+                };
+                [of(None), of(Some(Vendor::Nvidia)), of(Some(Vendor::Amd))]
             })
             .collect()
     });
-    by_kind.get(kind as usize).map_or(&[], Vec::as_slice)
+    let column = match vendor {
+        None => 0,
+        Some(Vendor::Nvidia) => 1,
+        Some(Vendor::Amd) => 2,
+    };
+    by_kind
+        .get(kind as usize)
+        .map_or(&[], |row| row[column].as_slice())
 }
 
 /// Every site the finder reports, its own and the conversions', sorted by
@@ -561,6 +628,60 @@ impl SiteModel for HopperMmaLayout {
     }
 }
 
+/// The AMD lowering converts every distributed tensor type of an op it
+/// lowers through the type's linear layout (the type converter counts a
+/// thread's values with it, from 3.4), so a layout that an AMD MMA's
+/// conversion refuses fails on the first op that carries it: an
+/// `amd_wmma` accumulator smaller than one instruction along M or N (and
+/// more than 1 there) from 3.4 to 3.7 (triton #8931), a slice or a dot
+/// operand of such a parent. The failure is the conversion's own (`amd_wmma`, `amd_mfma`).
+struct AmdMmaLayouts;
+
+/// Whether `attr` is an AMD MMA layout, or a slice or dot operand of one.
+fn has_amd_mma(attr: &Attr) -> bool {
+    match attr {
+        Attr::AmdMfma(_) | Attr::AmdWmma(_) => true,
+        Attr::Slice(s) => has_amd_mma(&s.parent),
+        Attr::DotOperand(d) => has_amd_mma(&d.parent),
+        _ => false,
+    }
+}
+
+impl SiteModel for AmdMmaLayouts {
+    fn site(&self) -> &'static Site {
+        &crate::AMD_WMMA_SITE
+    }
+
+    fn events(&self) -> &'static [EventKind] {
+        &[EventKind::Op]
+    }
+
+    fn vendors(&self) -> &'static [Vendor] {
+        &[Vendor::Amd]
+    }
+
+    fn check(&self, event: &Event<'_>, release: Release, trace: &mut Trace) -> Result<(), Failure> {
+        let Event::Op(op) = event else {
+            return Ok(());
+        };
+        let Some((shape, _, src)) = op.tensor.as_ref() else {
+            return Ok(());
+        };
+        for name in std::iter::once(src).chain(op.result.as_ref()) {
+            let Some(attr) = op.attr(name).filter(has_amd_mma) else {
+                continue;
+            };
+            let what = || format!("{} on {shape:?}", print_attr(&attr, release.dialect()));
+            converted(&attr, shape, release, None, trace, what)?;
+        }
+        Ok(())
+    }
+
+    fn stage(&self) -> Option<Stage> {
+        Some(Stage::Lowering)
+    }
+}
+
 /// The site with this id.
 pub fn by_id(id: &str) -> Option<&'static Site> {
     all().into_iter().find(|s| s.id == id)
@@ -637,13 +758,16 @@ mod tests {
                 model.site().id
             );
             for kind in model.events() {
-                assert!(
-                    models_of(*kind)
-                        .iter()
-                        .any(|m| std::ptr::addr_eq(*m, model)),
-                    "{} is not run on {kind:?}",
-                    model.site().id
-                );
+                let vendors = model.vendors().iter().map(|v| Some(*v));
+                for vendor in std::iter::once(None).chain(vendors) {
+                    assert!(
+                        models_of(*kind, vendor)
+                            .iter()
+                            .any(|m| std::ptr::addr_eq(*m, model)),
+                        "{} is not run on {kind:?} for {vendor:?}",
+                        model.site().id
+                    );
+                }
             }
         }
     }

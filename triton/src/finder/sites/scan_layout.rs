@@ -296,6 +296,10 @@ impl super::SiteModel for Model {
         &[super::EventKind::Scan, super::EventKind::Op]
     }
 
+    fn vendors(&self) -> &'static [crate::finder::config::Vendor] {
+        super::EVERY_VENDOR
+    }
+
     fn check(
         &self,
         event: &super::Event<'_>,
