@@ -19,7 +19,8 @@ use linear_layout_triton::report::{self, Reproducer, Subject};
 pub struct SearchArgs {
     #[arg(long, value_delimiter = ',', default_value = "all", help = releases_help())]
     triton: Vec<String>,
-    /// Only these patterns (default: all).
+    /// Only these patterns, on every target (default: all; on the AMD
+    /// targets dot, attention, attention-bias and desc-dot).
     #[arg(long, value_delimiter = ',')]
     pattern: Vec<Pattern>,
     /// Block sizes for M, N, K and X (default 16,32,64,128).
@@ -34,7 +35,8 @@ pub struct SearchArgs {
     /// Stages (default 1,2,3,4).
     #[arg(long, value_delimiter = ',')]
     num_stages: Vec<u64>,
-    /// Targets (default sm80,sm89,sm90).
+    /// Targets (default sm80,sm89,sm90 and every AMD target, gfx90a to
+    /// gfx1250).
     #[arg(long, value_delimiter = ',')]
     arch: Vec<Arch>,
     /// CTAs per program (default 1,2; more than one is searched on sm90
@@ -106,6 +108,12 @@ pub fn run(args: SearchArgs) -> Result<Found, String> {
                 _ => vec![v.release()],
             }
         }
+        // Every release, by default, that one of the targets asked for
+        // takes (AMD targets from 3.4).
+        None if args.triton.iter().all(|t| t == "all") && !args.arch.is_empty() => asked
+            .into_iter()
+            .filter(|r| args.arch.iter().any(|a| !a.is_amd() || r.models_amd()))
+            .collect(),
         None => asked,
     };
     let space = Space {
@@ -115,6 +123,8 @@ pub fn run(args: SearchArgs) -> Result<Found, String> {
         warps: or_default(&args.num_warps, d.warps),
         stages: or_default(&args.num_stages, d.stages),
         archs: or_default(&args.arch, d.archs),
+        // Patterns asked for by name run on every target asked for.
+        amd_patterns: or_default(&args.pattern, d.amd_patterns),
         ctas: or_default(
             &args.num_ctas,
             default_ctas(releases.iter().copied().max().unwrap_or(Release::LATEST)),

@@ -20,6 +20,10 @@ pub struct Space {
     pub stages: Vec<u64>,
     /// Targets.
     pub archs: Vec<Arch>,
+    /// The patterns enumerated on the AMD targets among `archs` (a pattern
+    /// of `patterns` not listed here runs on the NVIDIA targets only; the
+    /// AMD-only patterns never run on NVIDIA's).
+    pub amd_patterns: Vec<Pattern>,
     /// CTAs per program (more than one only where the target takes it:
     /// sm90 and later).
     pub ctas: Vec<u64>,
@@ -31,17 +35,34 @@ pub struct Space {
 }
 
 impl Default for Space {
-    /// Every pattern, Ampere, Ada and Hopper (sm80, sm89, sm90), one CTA
-    /// and a cluster of two (on sm90: below it more than one CTA is
-    /// refused), every release, sizes 16–128.
+    /// Every pattern, Ampere, Ada and Hopper (sm80, sm89, sm90) and every
+    /// AMD target (gfx90a to gfx1250, from 3.4), one CTA and a cluster of
+    /// two (on sm90: below it, and on AMD, more than one CTA is refused),
+    /// every release, sizes 16–128. On the AMD targets: `dot`, `gather`
+    /// (the thread-locality pass is common code) and the AMD loops
+    /// (`attention`, `attention-bias`, `desc-dot`); the chains,
+    /// `inductor-3d` and `scan` meet nothing there that `dot` does not
+    /// (the front end's fp8 types, the lowering's target: measured), at
+    /// thirty times the count.
     fn default() -> Self {
+        let amd = Arch::ALL.into_iter().filter(|a| a.is_amd());
         Space {
             patterns: Pattern::ALL.to_vec(),
             sizes: vec![16, 32, 64, 128],
             dtypes: Dtype::ALL.to_vec(),
             warps: vec![1, 2, 4, 8, 16, 32],
             stages: vec![1, 2, 3, 4],
-            archs: vec![Arch::Sm80, Arch::Sm89, Arch::Sm90],
+            archs: [Arch::Sm80, Arch::Sm89, Arch::Sm90]
+                .into_iter()
+                .chain(amd)
+                .collect(),
+            amd_patterns: vec![
+                Pattern::Dot,
+                Pattern::Gather,
+                Pattern::Attention,
+                Pattern::AttentionBias,
+                Pattern::DescDot,
+            ],
             ctas: vec![1, 2],
             releases: Release::ALL.to_vec(),
             variant: None,
@@ -114,7 +135,9 @@ impl Space {
             dtype: Dtype::Fp16,
             num_warps: 4,
             num_stages: 2,
-            arch: Arch::Sm80,
+            // The space's first target: a space of AMD targets alone asks
+            // for releases that model AMD.
+            arch: self.archs.first().copied().unwrap_or(Arch::Sm80),
             num_ctas: 1,
             triton: self.variant.map_or(Release::LATEST, |v| v.release()),
             variant: self.variant,
@@ -200,7 +223,24 @@ impl Space {
         }
         let mut releases = Vec::new();
         for &r in &self.releases {
+            // A release is kept if one of the space's targets takes it (AMD
+            // targets from 3.4).
+            let arch = self
+                .archs
+                .iter()
+                .copied()
+                .find(|&arch| {
+                    Config {
+                        arch,
+                        triton: r,
+                        ..probe.clone()
+                    }
+                    .validate()
+                    .is_ok()
+                })
+                .unwrap_or(probe.arch);
             let cfg = Config {
+                arch,
                 triton: r,
                 ..probe.clone()
             };
@@ -215,6 +255,7 @@ impl Space {
         self.patterns = dedup(self.patterns);
         self.dtypes = dedup(self.dtypes);
         self.archs = dedup(self.archs);
+        self.amd_patterns = dedup(self.amd_patterns);
         releases.sort();
         self.releases = dedup(releases);
         for (axis, empty) in [
@@ -254,6 +295,17 @@ impl Space {
             .filter(move |&d| pattern.takes_dtype(d))
     }
 
+    /// The space's targets `pattern` is enumerated on.
+    fn archs_of(&self, pattern: Pattern) -> impl Iterator<Item = Arch> + '_ {
+        self.archs.iter().copied().filter(move |a| {
+            if a.is_amd() {
+                self.amd_patterns.contains(&pattern)
+            } else {
+                !pattern.amd_only()
+            }
+        })
+    }
+
     /// Combinations of everything but the release, for one pattern (some
     /// of which no configuration takes: [`Space::base_config`]).
     fn per_pattern(&self, pattern: Pattern) -> u64 {
@@ -263,7 +315,7 @@ impl Space {
             .saturating_mul(self.dtypes_of(pattern).count() as u64)
             .saturating_mul(self.warps.len() as u64)
             .saturating_mul(self.stages.len() as u64)
-            .saturating_mul(self.archs.len() as u64)
+            .saturating_mul(self.archs_of(pattern).count() as u64)
             .saturating_mul(self.ctas.len() as u64)
     }
 
@@ -298,7 +350,8 @@ impl Space {
             };
             // The last axis varies fastest.
             let num_ctas = self.ctas[digit(self.ctas.len())];
-            let arch = self.archs[digit(self.archs.len())];
+            let archs = self.archs_of(pattern).count();
+            let arch = self.archs_of(pattern).nth(digit(archs))?;
             let stages = self.stages[digit(self.stages.len())];
             let warps = self.warps[digit(self.warps.len())];
             let dtypes = self.dtypes_of(pattern).count();
@@ -365,6 +418,7 @@ mod tests {
             warps: vec![4, 8],
             stages: vec![1],
             archs: vec![Arch::Sm80],
+            amd_patterns: vec![],
             ctas: vec![1],
             releases: vec![Release::V3_2],
             variant: None,
@@ -420,8 +474,15 @@ mod tests {
         };
         let (kept, _) = scans.clone().validated(false).unwrap();
         // 4² sizes (M, N) × 3 dtypes × 6 warp counts × 4 stages × 3 targets
+        // (the NVIDIA ones: the default space scans on AMD only when asked)
         // × 2 CTA counts.
         assert_eq!(kept.base_count(), 16 * 3 * 6 * 4 * 3 * 2);
+        let amd_scans = Space {
+            amd_patterns: vec![Pattern::Scan],
+            ..scans.clone()
+        };
+        let (kept, _) = amd_scans.validated(false).unwrap();
+        assert_eq!(kept.base_count(), 16 * 3 * 6 * 4 * 9 * 2);
         let int8_scans = Space {
             dtypes: vec![Dtype::Int8],
             ..scans
@@ -452,10 +513,13 @@ mod tests {
             ..Space::default()
         };
         assert!(space.count() > 10_000_000);
-        // The last index is the last pattern's last combination: a gather
-        // of 1024s in its last dtype (fp32) with 32 warps on sm90.
-        let last = space.base_config(space.base_count() - 1).unwrap();
-        assert_eq!(last.pattern, Pattern::Gather);
+        // The last index is the last pattern's last combination, two CTAs
+        // on the last target, gfx1250, which no configuration takes; the
+        // one before it is a descriptor matmul of 1024s in its last dtype
+        // (bf16) with 32 warps and one CTA.
+        assert_eq!(space.base_config(space.base_count() - 1), None);
+        let last = space.base_config(space.base_count() - 2).unwrap();
+        assert_eq!(last.pattern, Pattern::DescDot);
         assert_eq!(
             (
                 last.m,
@@ -463,9 +527,10 @@ mod tests {
                 last.k,
                 last.dtype,
                 last.num_warps,
-                last.arch
+                last.arch,
+                last.num_ctas
             ),
-            (1024, 1024, 1024, Dtype::Fp32, 32, Arch::Sm90)
+            (1024, 1024, 1024, Dtype::Bf16, 32, Arch::Gfx1250, 1)
         );
         assert_eq!(space.base_config(space.base_count()), None);
     }
