@@ -127,6 +127,11 @@ def op_name(site, p):
             return f"pipelined_load-{p['load']}-{p['size']}-k{p['k']}-{p['dtype']}-{p['shared_order']}"
         if site in ("cta_convert", "cta_local", "wgmma_cga"):
             return f"{site}-sm{p['cap']}-c{p['ctas']}-{digest(p)}"
+        if site in ("amd_wmma", "amd_mfma"):
+            instr = f"-i{p['instr']}" if "instr" in p else ""
+            return f"{site}-{p['rows']}x{p['cols']}-v{p['version']}{instr}-w{_dims(p['warps'])}"
+        if site == "amd_target":
+            return f"amd_target-{p['arch']}"
         if site == "mma_pair":
             return f"mma_pair-{_dims(p['shape'])}-{p['dtype']}-w{p['warps']}-sm{p['cap']}-{digest(p)}"
     except (KeyError, TypeError):

@@ -3,7 +3,7 @@
 the real compiler ends the same way (abort / error). Where `repro` also
 writes a one-op TTGIR module, compiling that file must fail too.
 
-    python3 tests/oracle/compile/check_repros.py --binary target/release/linear-layout
+    python3 tests/oracle/compile/check_repros.py --binary target/release/linear-layout [--amd]
 
 Each release's venv comes from tests/oracle/venv.sh. Prints `N passed, M failed`
 and exits 1 on any failure.
@@ -18,6 +18,37 @@ import sys
 import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+
+def gpu_target(arch):
+    """GPUTarget's arguments for a configuration's arch (as grid_kernels.py's
+    `gpu_target`, which this script cannot import: it runs without triton)."""
+    if arch.startswith("gfx"):
+        return "hip", arch, 64 if arch.startswith("gfx9") else 32
+    return "cuda", int(arch[2:]), 32
+
+# Compiles the TTGIR file argv[1] for the target argv[2:]; on an AMD target
+# without ROCm's ld.lld, as run_grid.py does: no link, the target as cache key.
+COMPILE_MODULE = """import sys, triton
+from triton.backends.compiler import GPUTarget
+import triton.compiler.compiler as cc
+target = GPUTarget(sys.argv[2], int(sys.argv[3]) if sys.argv[2] == "cuda" else sys.argv[3], int(sys.argv[4]))
+make_backend = cc.make_backend
+def without_link(t):
+    b = make_backend(t)
+    if t.backend == "hip":
+        b.hash = lambda: str(t)
+        add = b.add_stages
+        def stages(s, *a, **k):
+            add(s, *a, **k)
+            s["hsaco"] = lambda src, metadata: b""
+        b.add_stages = stages
+    return b
+cc.make_backend = without_link
+triton.compile(sys.argv[1], target=target)
+"""
+
+
 def wheels(binary):
     """Each modelled release's wheel, from the binary's release table."""
     table = json.loads(subprocess.run([binary, "sites", "--json"], capture_output=True, text=True,
@@ -36,6 +67,7 @@ def venv_python(version):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--binary", required=True)
+    ap.add_argument("--amd", action="store_true", help="only the groups whose reproducer targets AMD (gfx…)")
     args = ap.parse_args()
     WHEELS = wheels(args.binary)
     # Exit status 1 means failures were found, which is what this reads.
@@ -46,6 +78,8 @@ def main():
     passed = failed = 0
     for g in groups:
         c = g["minimal"]
+        if args.amd and not c["arch"].startswith("gfx"):
+            continue
         flags = ["--pattern", c["pattern"], "--m", str(c["m"]), "--n", str(c["n"]),
                  "--dtype", c["dtype"], "--num-warps", str(c["num_warps"]), "--num-stages", str(c["num_stages"]),
                  "--arch", c["arch"], "--triton", c["triton"]]
@@ -66,11 +100,9 @@ def main():
             run = subprocess.run([py, os.path.join(d, "repro.py")], capture_output=True, text=True, timeout=600)
             module = os.path.join(d, "repro.ttgir")
             if os.path.exists(module):
-                cap = int(c["arch"][2:])
-                compile_module = ("import sys, triton; from triton.backends.compiler import GPUTarget; "
-                                  f"triton.compile(sys.argv[1], target=GPUTarget('cuda', {cap}, 32))")
-                ran = subprocess.run([py, "-c", compile_module, module], capture_output=True, text=True, timeout=600,
-                                     cwd=d)
+                target = [str(t) for t in gpu_target(c["arch"])]
+                ran = subprocess.run([py, "-c", COMPILE_MODULE, module, *target], capture_output=True, text=True,
+                                     timeout=600, cwd=d)
                 module_fails = ran.returncode != 0
         m = re.search(r"-> (ok|abort|error)", run.stdout)
         got = m.group(1) if m else "?"

@@ -25,6 +25,14 @@ Patterns (sizes are tl.constexpr arguments):
                    back (no K)
 - ``gather``       O[M,K] = gather(S[M,N], I, axis=1) with in-range indices
                    I[M,K] computed in the kernel (tl.gather, 3.3 on)
+- ``attention``    flash-attention's forward loop (AMD targets): Q[M,K]
+                   loaded once; per block of N keys out of SEQ = 4096,
+                   S = Q . K^T (the [K,N] tile of K[SEQ,K]) * 0.125, the
+                   online softmax, O += P . V (V's [N,K] tile)
+- ``attention-bias`` the same with an fp32 per-key bias kb[N] loaded in the
+                   loop and added to the scaled scores
+- ``desc-dot``     C[M,N] = sum over a K of 4096 in steps of K of A[M,K] . B[K,N],
+                   the tiles loaded through tensor descriptors (AMD targets)
 
 This module imports only triton / triton.language and uses language
 features present from Triton 3.1 on.
@@ -40,7 +48,9 @@ RNUMEL = 8192  # reduction length of the inductor-3d pattern (and its row pitch)
 # config dtype name -> Triton signature type
 DTYPES = {"fp16": "fp16", "bf16": "bf16", "fp32": "fp32", "fp8e4nv": "fp8e4nv", "fp8e5": "fp8e5", "int8": "i8"}
 
-PATTERNS = ("dot", "chain-a", "chain-b", "inductor-3d", "scan", "gather")
+PATTERNS = ("dot", "chain-a", "chain-b", "inductor-3d", "scan", "gather", "attention", "attention-bias", "desc-dot")
+SEQ = 4096  # keys the attention patterns loop over
+KTOTAL = 4096  # the K the descriptor pattern loops over
 
 
 @triton.jit
@@ -129,6 +139,64 @@ def grid_gather(src_ptr, o_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexp
     tl.store(o_ptr + rows * K + cols, res)
 
 
+@triton.jit
+def grid_attention(q_ptr, k_ptr, v_ptr, o_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+                   SEQ: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rd = tl.arange(0, K)
+    q = tl.load(q_ptr + rm[:, None] * K + rd[None, :])
+    m_i = tl.full([M], float("-inf"), tl.float32)
+    l_i = tl.zeros([M], tl.float32)
+    acc = tl.zeros([M, K], tl.float32)
+    for start in range(0, SEQ, N):
+        kt = tl.load(k_ptr + (start + rn)[None, :] * K + rd[:, None])  # [K, N], contiguous along dim 0
+        s = tl.dot(q, kt) * 0.125
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        p = tl.exp(s - m_new[:, None])
+        alpha = tl.exp(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(v_ptr + (start + rn)[:, None] * K + rd[None, :])  # [N, K]
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+        m_i = m_new
+    tl.store(o_ptr + rm[:, None] * K + rd[None, :], (acc / l_i[:, None]).to(o_ptr.dtype.element_ty))
+
+
+@triton.jit
+def grid_attention_bias(q_ptr, k_ptr, v_ptr, kb_ptr, o_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+                        SEQ: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rd = tl.arange(0, K)
+    q = tl.load(q_ptr + rm[:, None] * K + rd[None, :])
+    m_i = tl.full([M], float("-inf"), tl.float32)
+    l_i = tl.zeros([M], tl.float32)
+    acc = tl.zeros([M, K], tl.float32)
+    for start in range(0, SEQ, N):
+        kt = tl.load(k_ptr + (start + rn)[None, :] * K + rd[:, None])
+        # the per-key fp32 bias reaches P, the second dot's operand, through the softmax
+        s = tl.dot(q, kt) * 0.125 + tl.load(kb_ptr + start + rn)[None, :]
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        p = tl.exp(s - m_new[:, None])
+        alpha = tl.exp(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(v_ptr + (start + rn)[:, None] * K + rd[None, :])
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+        m_i = m_new
+    tl.store(o_ptr + rm[:, None] * K + rd[None, :], (acc / l_i[:, None]).to(o_ptr.dtype.element_ty))
+
+
+@triton.jit
+def grid_desc_dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, KTOTAL: tl.constexpr):
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, KTOTAL], strides=[KTOTAL, 1], block_shape=[M, K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[KTOTAL, N], strides=[N, 1], block_shape=[K, N])
+    acc = tl.zeros([M, N], dtype=tl.float32)
+    for k in range(0, KTOTAL, K):
+        acc = tl.dot(a_desc.load([0, k]), b_desc.load([k, 0]), acc)
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[M, N])
+    c_desc.store([0, 0], acc.to(c_desc.dtype))
+
+
 def kernel_spec(cfg):
     """(jit function, [(arg name, type string or ('constexpr', value))]) for a config dict."""
     t = "*" + DTYPES[cfg["dtype"]]
@@ -150,7 +218,26 @@ def kernel_spec(cfg):
         return grid_scan, [("x_ptr", t), ("o_ptr", t), ("M", c(m)), ("N", c(n))]
     if p == "gather":
         return grid_gather, [("src_ptr", t), ("o_ptr", t), ("M", c(m)), ("N", c(n)), ("K", c(k))]
+    if p == "attention":
+        return grid_attention, [("q_ptr", t), ("k_ptr", t), ("v_ptr", t), ("o_ptr", t), ("M", c(m)), ("N", c(n)),
+                                ("K", c(k)), ("SEQ", c(SEQ))]
+    if p == "desc-dot":
+        return grid_desc_dot, [("a_ptr", t), ("b_ptr", t), ("c_ptr", t), ("M", c(m)), ("N", c(n)), ("K", c(k)),
+                               ("KTOTAL", c(KTOTAL))]
+    if p == "attention-bias":
+        return grid_attention_bias, [("q_ptr", t), ("k_ptr", t), ("v_ptr", t), ("kb_ptr", "*fp32"), ("o_ptr", t),
+                                     ("M", c(m)), ("N", c(n)), ("K", c(k)), ("SEQ", c(SEQ))]
     raise ValueError(f"unknown pattern {p!r}")
+
+
+def gpu_target(arch):
+    """(backend, arch, warp size) of `GPUTarget` for a configuration's
+    target: `sm90` is ("cuda", 90, 32); an AMD `gfx…` target is ("hip",
+    "gfx942", wave size), 64 on CDNA (gfx9) and 32 on RDNA (gfx10 on),
+    the wave size Triton's HIP backend compiles for there."""
+    if arch.startswith("gfx"):
+        return "hip", arch, 64 if arch.startswith("gfx9") else 32
+    return "cuda", int(arch.replace("sm", "")), 32
 
 
 def version_tuple(v):

@@ -37,6 +37,18 @@ and, recorded per release with `record --sites` (kind
 (cta_convert, cta_local, wgmma_cga; each case names its target) and 3.1
 and 3.2's Hopper sites of op_level_hopper.py (hopper_dot_operand,
 mma_indices).
+AMD sites (from 3.4, compiled for GPUTarget("hip", GFX, wave); recorded
+per release with `record --sites amd_wmma,amd_mfma,amd_target`, sampled by
+`check --amd`):
+
+  amd_wmma    `convert_layout` of a blocked tensor to an `amd_wmma`
+              accumulator and back, shapes from 2 to 32 (triton #8931:
+              3.4–3.7 assert below one 16x16 instruction), versions 1
+              (gfx1100) and 2 (gfx1201)
+  amd_mfma    the same through an `amd_mfma` accumulator (versions 2–4 on
+              gfx90a, gfx942, gfx950), instructions 16x16 and 32x32
+  amd_target  a load and a store on every AMD target (3.4 and 3.5 refuse
+              gfx1250)
 
 Subcommands (the parent runs under any python3; compiles run under the
 python of `tests/oracle/venv.sh VERSION`):
@@ -120,8 +132,18 @@ class Dialect:
 
     def header(self, warps, cap):
         smem = "" if self.old else "#smem = #ttg.shared_memory\n"
+        backend, arch, lanes = target_of(cap)
         return (smem + f'module attributes {{"{self.d}.num-ctas" = 1 : i32, "{self.d}.num-warps" = {warps} : i32, '
-                f'{self.d}.target = "cuda:{cap}", "{self.d}.threads-per-warp" = 32 : i32}} {{\n')
+                f'{self.d}.target = "{backend}:{arch}", "{self.d}.threads-per-warp" = {lanes} : i32}} {{\n')
+
+
+def target_of(cap):
+    """GPUTarget's (backend, arch, warp size) for a module's target: a compute
+    capability (90), or an AMD processor ("gfx942"; 64-wide waves on gfx9)."""
+    cap = str(cap)
+    if cap.startswith("gfx"):
+        return "hip", cap, 64 if cap.startswith("gfx9") else 32
+    return "cuda", int(cap), 32
 
 
 def blocked(d, spt, tpw, wpc, order):
@@ -382,6 +404,118 @@ def stored_and_read_back(d, blk, shared, shape, ty, warps, cap):
             f"    tt.return\n  }}\n}}\n")
 
 
+# ------------------------------------------------------------- AMD sites
+
+AMD_SIZES = (2, 8, 16, 32)
+
+
+def amd_mma(d, p):
+    """The `amd_wmma` / `amd_mfma` accumulator of a case, in the release's
+    spelling: 3.4 spells an MFMA's version as versionMajor/versionMinor and
+    its instruction as [M, N]; 3.5 as `version`; 3.6 gives the instruction
+    its K; from 3.7 a WMMA states its warps as `ctaLayout` bases (in units
+    of instructions, dim 1 first for [2, 2])."""
+    major, minor = (int(x) for x in d.short.split("."))
+    w = p["warps"]
+    if p["kind"] == "wmma":
+        if (major, minor) >= (3, 7):
+            bases = {(2, 2): "[[0, 1], [1, 0]]", (4, 1): "[[1, 0], [2, 0]]", (1, 4): "[[0, 1], [0, 2]]"}
+            return (f"#ttg.amd_wmma<{{version = {p['version']}, isTranspose = true, "
+                    f"ctaLayout = {{warp = {bases[tuple(w)]}}}}}>")
+        transposed = "true" if (major, minor) >= (3, 6) else "false"
+        return (f"#ttg.amd_wmma<{{version = {p['version']}, isTranspose = {transposed}, "
+                f"warpsPerCTA = [{w[0]}, {w[1]}]}}>")
+    instr = p["instr"]
+    k = {32: 8, 16: 16}[instr] * (2 if p["version"] == 4 else 1)
+    shape = f"[{instr}, {instr}, {k}]" if (major, minor) >= (3, 6) else f"[{instr}, {instr}]"
+    version = (f"versionMajor = {p['version']}, versionMinor = 0" if (major, minor) == (3, 4) else
+               f"version = {p['version']}")
+    return (f"#ttg.amd_mfma<{{{version}, warpsPerCTA = [{w[0]}, {w[1]}], instrShape = {shape}, "
+            f"isTransposed = true}}>")
+
+
+AMD_ARCH = {("wmma", 1): "gfx1100", ("wmma", 2): "gfx1201", ("mfma", 2): "gfx90a", ("mfma", 3): "gfx942",
+            ("mfma", 4): "gfx950"}
+
+
+def amd_layout_cases(kind, versions, instrs):
+    cases = []
+    for version, instr, rows, cols, warps in itertools.product(versions, instrs, AMD_SIZES, AMD_SIZES,
+                                                               [[2, 2], [4, 1]]):
+        case = {"kind": kind, "version": version, "rows": rows, "cols": cols, "warps": warps}
+        if instr is not None:
+            case["instr"] = instr
+        cases.append(case)
+    return cases
+
+
+def amd_wmma_cases():
+    return amd_layout_cases("wmma", (1, 2), (None, ))
+
+
+def amd_mfma_cases():
+    return amd_layout_cases("mfma", (2, 3, 4), (16, 32))
+
+
+def amd_layout_module(p, d):
+    """A blocked fp32 tensor converted to the accumulator layout and back."""
+    arch = AMD_ARCH[(p["kind"], p["version"])]
+    warps = p["warps"][0] * p["warps"][1]
+    lanes = target_of(arch)[2]
+    shape = [p["rows"], p["cols"]]
+    tpw = spread(shape, [1, 0], [1, 1], lanes, [1, 1])
+    wpc = spread(shape, [1, 0], [1, 1], warps, tpw)
+    dims = "x".join(str(x) for x in shape)
+    t = lambda e, enc: f"tensor<{dims}x{e}, {enc}>"
+    return (f"#blocked = {blocked(d, [1, 1], tpw, wpc, [1, 0])}\n#mma = {amd_mma(d, p)}\n" +
+            d.header(warps, arch) +
+            "  tt.func public @op_level(%arg0: !tt.ptr<f32> {tt.divisibility = 16 : i32}) {\n"
+            f"    %ptrs = tt.splat %arg0 : !tt.ptr<f32> -> {t('!tt.ptr<f32>', '#blocked')}\n"
+            f"    %in = tt.load %ptrs : {t('!tt.ptr<f32>', '#blocked')}\n"
+            f"    %acc = {d.d}.convert_layout %in : {t('f32', '#blocked')} -> {t('f32', '#mma')}\n"
+            f"    %out = {d.d}.convert_layout %acc : {t('f32', '#mma')} -> {t('f32', '#blocked')}\n"
+            f"    tt.store %ptrs, %out : {t('!tt.ptr<f32>', '#blocked')}\n"
+            "    tt.return\n  }\n}\n")
+
+
+def amd_target_cases():
+    return [{"arch": a} for a in ("gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201", "gfx1250")]
+
+
+def amd_target_module(p, d):
+    """A blocked tensor loaded and stored: nothing but the target to refuse."""
+    lanes = target_of(p["arch"])[2]
+    blk = blocked(d, [1, 1], [lanes // 8, 8], [4, 1], [1, 0])
+    t = lambda e: f"tensor<64x64x{e}, #blocked>"
+    return (f"#blocked = {blk}\n" + d.header(4, p["arch"]) +
+            "  tt.func public @op_level(%arg0: !tt.ptr<f16> {tt.divisibility = 16 : i32}) {\n"
+            f"    %ptrs = tt.splat %arg0 : !tt.ptr<f16> -> {t('!tt.ptr<f16>')}\n"
+            f"    %in = tt.load %ptrs : {t('!tt.ptr<f16>')}\n"
+            f"    tt.store %ptrs, %in : {t('!tt.ptr<f16>')}\n"
+            "    tt.return\n  }\n}\n")
+
+
+# Each AMD site's cases, module and target (None: the case names its own;
+# recorded per release with `record --sites amd_wmma,amd_mfma,amd_target`,
+# every target and WMMA case and a seeded 48 of the MFMA ones).
+AMD_SITES = {
+    "amd_wmma": (amd_wmma_cases, amd_layout_module, None),
+    "amd_mfma": (amd_mfma_cases, amd_layout_module, None),
+    "amd_target": (amd_target_cases, amd_target_module, None),
+}
+
+
+def case_target(case):
+    """The target a grid case compiles for: its site's, or the one the case
+    names (a compute capability, or an AMD processor)."""
+    site, p = case["site"], case["params"]
+    if site == "amd_target":
+        return p["arch"]
+    if site in AMD_SITES:
+        return AMD_ARCH[(p["kind"], p["version"])]
+    return SITES[site][2] or p["cap"]
+
+
 SITES = {
     "stmatrix": (stmatrix_cases, stmatrix_module, 90),
     "cp_async": (cp_async_cases, cp_async_module, 80),
@@ -393,6 +527,8 @@ SITES = {
 SITES.update({name: (cases, module, None) for name, (cases, module) in op_level_cta.SITES.items()})
 # 3.1 and 3.2's Hopper sites (op_level_hopper.py), in their spelling.
 SITES.update({name: (cases, module, 90) for name, (cases, module) in op_level_hopper.SITES.items()})
+# The AMD sites, from 3.4.
+SITES.update(AMD_SITES)
 # The sites of the recorded grid of releases 3.1-3.4 and 3.9 (`record` with
 # no --sites); the multi-CTA sites are recorded on their own, per release.
 SINGLE_CTA = ("stmatrix", "cp_async", "local_load", "shared_tile", "pipelined_load")
@@ -400,7 +536,8 @@ SINGLE_CTA = ("stmatrix", "cp_async", "local_load", "shared_tile", "pipelined_lo
 # The recorded grid: a seeded subset of the stmatrix and cp_async cases, every
 # case of the other sites (the same subset for every release, so releases can
 # be compared case by case).
-RECORD_LIMIT = {"stmatrix": 90, "cp_async": 110, "local_load": None, "cta_local": 120, "wgmma_cga": 150}
+RECORD_LIMIT = {"stmatrix": 90, "cp_async": 110, "local_load": None, "cta_local": 120, "wgmma_cga": 150,
+                "amd_mfma": 48}
 
 
 # ------------------------------------------------------------- off the grid
@@ -624,7 +761,7 @@ def child(args):
         print(run_grid.EXC_MARK + run_grid.exception_summary(e), file=sys.stderr, flush=True)
         return run_grid.SETUP_FAILED
     try:
-        triton.compile(args.module, target=GPUTarget("cuda", args.cap, 32))
+        triton.compile(args.module, target=GPUTarget(*target_of(args.cap)))
     except Exception as e:
         import traceback
         traceback.print_exc()
@@ -640,7 +777,7 @@ def compile_cases(py, short, cases, jobs, label):
         path = os.path.join(work, f"case{i}.ttgir")
         with open(path, "w") as f:
             f.write(text)
-        cap = SITES[case["site"]][2] or case["params"]["cap"]
+        cap = case_target(case)
         rec = run_grid.run_child(py, {"id": f"case{i}"}, work, script=os.path.abspath(__file__),
                                  extra=("--module", path, "--cap", str(cap)))
         rec.pop("stderr_tail", None)  # the module is the reproducer; `message` has the key line
@@ -706,6 +843,8 @@ def check(args):
         sites = SINGLE_CTA + tuple(op_level_hopper.SITES)
     else:
         sites = SINGLE_CTA
+    if args.amd:
+        sites = tuple(AMD_SITES)
     everything = [c for c in grid(limit={}) if c["site"] in sites]
     cases = random.Random(args.seed).sample(everything, min(args.sample, len(everything)))
     records = compile_cases(py, short, cases, args.jobs, short)
@@ -737,6 +876,8 @@ def main():
         c.add_argument(size, type=int, required=True)
         c.add_argument("--seed", type=int, required=True)
         c.add_argument("--jobs", type=int, default=2)
+        if name == "check":
+            c.add_argument("--amd", action="store_true", help="sample the AMD sites' grid instead (from 3.4)")
         if name == "fuzz":
             c.add_argument("--mma-pairs", action="store_true",
                            help="only conversions from one MMA accumulator to another")
@@ -748,7 +889,7 @@ def main():
     ch.add_argument("--config")
     ch.add_argument("--status")
     ch.add_argument("--module", required=True)
-    ch.add_argument("--cap", type=int, required=True)
+    ch.add_argument("--cap", required=True, help="compute capability, or an AMD processor (gfx942)")
     args = ap.parse_args()
     return {"record": record, "check": check, "fuzz": fuzz, "emit": emit, "child": child}[args.cmd](args)
 

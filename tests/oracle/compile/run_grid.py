@@ -77,10 +77,19 @@ NO_DOT = ("scan", "gather")
 NO_K = ("scan", )
 SMALL_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 NO_DOT_DTYPES = ("fp16", "bf16", "fp32")
+# Flash-attention's loop and the descriptor matmul (AMD targets only):
+# 16-bit operands.
+ATTENTION = ("attention", "attention-bias", "desc-dot")
+ATTENTION_DTYPES = ("fp16", "bf16")
 SIZES = (16, 32, 64, 128, 256)
 WARPS = (1, 2, 4, 8, 16, 32)
 STAGES = (1, 2, 3, 4)
 DTYPES = ("fp16", "bf16", "fp32", "fp8e4nv")
+# Every target a configuration can name: NVIDIA compute capabilities, and
+# AMD's CDNA (gfx90a MI200, gfx942 MI300, gfx950 MI350: wave 64) and RDNA
+# (gfx1100 RX 7900, gfx1201 RX 9070, gfx1250: wave 32) processors.
+ARCHS = ("sm80", "sm86", "sm89", "sm90", "sm100", "sm120", "gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201",
+         "gfx1250")
 
 
 def make_config(pattern, m, n, k, x, dtype, warps, stages, arch, num_ctas=None):
@@ -180,9 +189,9 @@ def draw_spread(rng, patterns, archs, ctas):
     without a dot take sizes from 1 and 16- or 32-bit elements."""
     pat = rng.choice(patterns)
     arch = rng.choice(archs)
-    n_ctas = rng.choice(ctas) if int(arch[2:]) >= 90 else 1
+    n_ctas = rng.choice(ctas) if arch.startswith("sm") and int(arch[2:]) >= 90 else 1
     sizes = SMALL_SIZES if pat in NO_DOT else SIZES
-    dt = rng.choice(NO_DOT_DTYPES if pat in NO_DOT else DTYPES)
+    dt = rng.choice(NO_DOT_DTYPES if pat in NO_DOT else ATTENTION_DTYPES if pat in ATTENTION else DTYPES)
     m, n, k, x = (rng.choice(sizes) for _ in range(4))
     w = rng.choice(WARPS)
     st = rng.choice(STAGES)
@@ -215,7 +224,28 @@ def too_heavy(cfg):
         tiles += [n * x, m * x]
     if cfg["pattern"] == "chain-b":
         tiles += [x * m, x * n]
+    if cfg["pattern"] in ATTENTION:
+        # a pipelined loop of dots: every tile at most 128 elements a thread
+        # (LLVM takes minutes over bigger ones on AMD)
+        lanes = 64 if cfg["arch"].startswith("gfx9") else 32
+        return max(m * n, m * k, n * k) > 128 * lanes * cfg["num_warps"]
+    if cfg["pattern"] not in NO_DOT and rdna_fma(cfg):
+        # the dot stays on FMA, M*N*K multiply-adds unrolled over the
+        # threads, which LLVM takes minutes over: at most 4096 a thread
+        dots = [(m, n, k)]
+        if cfg["pattern"] == "chain-a":
+            dots.append((m, x, n))
+        if cfg["pattern"] == "chain-b":
+            dots.append((x, n, m))
+        return max(a * b * c for a, b, c in dots) > 4096 * 32 * cfg["num_warps"]
     return max(tiles) > MAX_ELEMS_PER_THREAD * 32 * cfg["num_warps"]
+
+
+def rdna_fma(cfg):
+    """Whether a dot of `cfg` runs on FMA on an RDNA target: no fp32 WMMA
+    anywhere, no fp8 WMMA on gfx11."""
+    arch, dtype = cfg["arch"], cfg["dtype"]
+    return arch.startswith("gfx1") and (dtype == "fp32" or (arch.startswith("gfx11") and dtype.startswith("fp8")))
 
 
 def sample_configs(n, seed, pinned=True, uniform=False, dtype=None, arch=None, spread=None):
@@ -293,18 +323,25 @@ def hook_stages(status_path, ptxas):
     """Write the name of each compiler stage to status_path before it runs.
     Unless `ptxas`, the last stage (PTX -> cubin by ptxas) is replaced by
     one that returns no binary: layout decisions are all made before it,
-    and ptxas alone takes minutes on the largest tiles."""
+    and ptxas alone takes minutes on the largest tiles. On an AMD target the
+    last stage (AMDGCN -> hsaco, linked by ROCm's `ld.lld`, which this
+    machine need not have) is always replaced, and so is the backend's
+    cache key, which 3.4 asks that linker for."""
     import triton.compiler.compiler as cc
     orig = cc.make_backend
 
     def make_backend(target):
         backend = orig(target)
         orig_add = backend.add_stages
+        if target.backend == "hip":
+            backend.hash = lambda: f"{target}"
 
         def add_stages(stages, *rest, **kw):
             orig_add(stages, *rest, **kw)
             if not ptxas and "cubin" in stages:
                 stages["cubin"] = lambda src, metadata: b""
+            if "hsaco" in stages:
+                stages["hsaco"] = lambda src, metadata: b""
             for ext, fn in list(stages.items()):
 
                 def run(src, metadata, _fn=fn, _ext=ext):
@@ -334,7 +371,7 @@ def child(args):
                 f.write("ast")  # until the first stage starts: building the TTIR from Python
         fn, spec = grid_kernels.kernel_spec(cfg)
         src = grid_kernels.make_ast_source(fn, spec)
-        arch = int(cfg["arch"].replace("sm", ""))
+        target = GPUTarget(*grid_kernels.gpu_target(cfg["arch"]))
         opts = dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
         if cfg.get("num_ctas") is not None:
             opts["num_ctas"] = cfg["num_ctas"]
@@ -344,7 +381,7 @@ def child(args):
         print(EXC_MARK + exception_summary(e), file=sys.stderr, flush=True)
         return SETUP_FAILED
     try:
-        triton.compile(src, target=GPUTarget("cuda", arch, 32), options=opts)
+        triton.compile(src, target=target, options=opts)
     except Exception as e:
         import traceback
         traceback.print_exc()
@@ -631,7 +668,7 @@ def record(args):
               if args.configs else f"{len(configs)} kernel configurations drawn by the sampler")
     what = data_header.existing_what(args.out, "kernel-compiles", version, len(configs)) or (
         f"Outcomes (ok / abort / error, with the key message) of compiling {source} with the triton {version} "
-        f"wheel on the CPU, {'through ptxas' if args.ptxas else 'down to PTX'} (`{data_header.command()}`).")
+        f"wheel on the CPU, {depth(configs, args.ptxas)} (`{data_header.command()}`).")
     data_header.write_jsonl(args.out, {"what": what, "release": version, "kind": "kernel-compiles", "configs": listed},
                             [done[config_key(c)] for c in configs])
     os.remove(partial)
@@ -643,6 +680,13 @@ def record(args):
         print("record: some configurations did not give a result (broken/timeout)", file=sys.stderr)
         return 1
     return 0
+
+
+def depth(configs, ptxas):
+    """How far the compiles of `configs` go, in words."""
+    if all(c["arch"].startswith("gfx") for c in configs):
+        return "down to AMDGCN (no code object linked)"
+    return "through ptxas" if ptxas else "down to PTX"
 
 
 def spread_of(args):
@@ -807,7 +851,7 @@ def main():
                        help="draw every parameter uniformly instead of around the known failures")
         p.add_argument("--dtype", choices=DTYPES + ("fp8e5", "int8"),
                        help="give every drawn configuration this dtype (fp8e5 and int8 are drawn only this way)")
-        p.add_argument("--arch", choices=("sm80", "sm86", "sm89", "sm90", "sm100", "sm120"),
+        p.add_argument("--arch", choices=ARCHS,
                        help="give every drawn configuration this target (the samplers draw only sm80 and sm90)")
         p.add_argument("--spread", action="store_true",
                        help="draw evenly over --patterns, --archs and --num-ctas (every other parameter uniform; "
