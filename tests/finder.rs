@@ -458,3 +458,58 @@ fn fixes_name_their_own_change() {
         assert!(fix.describe().contains(says), "{cfg}: {}", fix.describe());
     }
 }
+
+/// The AMD grids (`amd-configs.jsonl`, drawn over every pattern and AMD
+/// target; `amd-loops-configs.jsonl`, written around the pipeliner's
+/// families) are recorded with every release that models AMD, and the
+/// families the finder reports on AMD each show in them: the gfx1250
+/// target refused by 3.4 and 3.5, 3.4's fp8e4nv refusal, triton #9815's
+/// chained-dot erase in 3.5 and 3.6, 3.7's descriptor pipeliner, and
+/// compiles on every target (`predict_agrees_with_every_recorded_compile`
+/// checks each record).
+#[test]
+fn amd_grids_cover_every_release_and_family() {
+    let files = recorded::of_kind(Kind::KernelCompiles);
+    let mut sites = std::collections::BTreeSet::new();
+    let mut ok_targets = std::collections::BTreeSet::new();
+    for list in ["amd-configs.jsonl", "amd-loops-configs.jsonl"] {
+        let grids: Vec<_> = files
+            .iter()
+            .filter(|f| f.header.configs.as_deref() == Some(list))
+            .collect();
+        let releases: Vec<&str> = grids.iter().map(|f| f.release()).collect();
+        assert_eq!(
+            releases,
+            ["3.4.0", "3.5.1", "3.6.0", "3.7.1", "3.8.0", "3.9.0"],
+            "{list}"
+        );
+        for file in grids {
+            for (name, row) in file.records() {
+                let cfg: Config = serde_json::from_value(row["config"].clone()).unwrap();
+                assert!(cfg.arch.is_amd(), "{} {name}", file.file());
+                match predict(&cfg).unwrap().failure {
+                    Some(f) => {
+                        sites.insert((f.site.id, file.short_release()));
+                    }
+                    None => {
+                        ok_targets.insert(cfg.arch.name());
+                    }
+                }
+            }
+        }
+    }
+    for (site, release) in [
+        ("amd_target", "3.4"),
+        ("amd_target", "3.5"),
+        ("amd_fp8_arch", "3.4"),
+        ("amd_chained_dot", "3.5"),
+        ("amd_chained_dot", "3.6"),
+        ("amd_tdm_pipeline", "3.7"),
+    ] {
+        assert!(
+            sites.contains(&(site, release.to_string())),
+            "no recorded {release} compile at {site}: {sites:?}"
+        );
+    }
+    assert_eq!(ok_targets.len(), 6, "{ok_targets:?}");
+}

@@ -151,6 +151,8 @@ fn site_models_agree_with_every_recorded_one_op_module() {
         "wgmma_cga",
         "hopper_dot_operand",
         "mma_indices",
+        "amd_wmma",
+        "amd_target",
     ] {
         for pass in [true, false] {
             assert!(
@@ -226,4 +228,33 @@ fn the_pre_5905_variant_fails_where_3_3_rejects_its_copies() {
         }
     }
     assert!(checked >= 8, "only {checked} kernels checked");
+}
+
+/// The NVIDIA sites describe NVIDIA's lowering: a recorded module that a
+/// release's cp.async lowering refuses, retargeted to an AMD processor,
+/// gets none of their findings (AMD lowers async copies its own way),
+/// while the original keeps its finding.
+#[test]
+fn nvidia_sites_stay_out_of_amd_modules() {
+    let grid = recorded::one(Kind::OpLevelModules, Some("3.9.0"));
+    let mut checked = 0;
+    for row in grid
+        .values()
+        .filter(|r| r["site"] == "cp_async" && r["outcome"] != "ok")
+    {
+        let module = row["module"].as_str().unwrap();
+        let release = "3.9".parse().unwrap();
+        assert!(!check(module, release).unwrap().is_empty(), "{module}");
+        let amd = module
+            .replace("target = \"cuda:80\"", "target = \"hip:gfx950\"")
+            .replace(
+                "\"ttg.threads-per-warp\" = 32",
+                "\"ttg.threads-per-warp\" = 64",
+            );
+        assert_ne!(amd, module);
+        let findings = check(&amd, release).unwrap();
+        assert!(findings.is_empty(), "{findings:?}");
+        checked += 1;
+    }
+    assert!(checked > 0, "no failing cp_async module recorded for 3.9.0");
 }
