@@ -26,6 +26,7 @@ The wheels come from tests/oracle/venv.sh.
 
 import argparse
 import glob
+import gzip
 import json
 import os
 import re
@@ -86,8 +87,11 @@ def recorded_messages(version):
     """Every message recorded from the wheel `version` under tests/data/compile."""
     short = ".".join(version.split(".")[:2])
     out = []
-    for path in glob.glob(os.path.join(REPO, "tests/data/compile/*.jsonl")):
-        with open(path) as f:
+    paths = glob.glob(os.path.join(REPO, "tests/data/compile/*.jsonl"))
+    paths += glob.glob(os.path.join(REPO, "tests/data/compile/*.jsonl.gz"))
+    for path in paths:
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rt") as f:
             for line in f:
                 line = line.strip()
                 if not line:
@@ -96,7 +100,7 @@ def recorded_messages(version):
                 if "header" in rec or "message" not in rec:
                     continue
                 triton = rec.get("config", {}).get("triton", rec.get("triton"))
-                if triton == short and rec.get("message"):
+                if triton in (short, version) and rec.get("message"):
                     out.append(rec["message"])
     return out
 
