@@ -580,6 +580,7 @@ fn help_text_names_exactly_the_modelled_releases() {
         "check-ttgir",
         "shrink-trace",
         "sites",
+        "releases",
     ];
     for cmd in commands {
         let help = run_ok(&[cmd, "--help"]);
@@ -597,6 +598,51 @@ fn help_text_names_exactly_the_modelled_releases() {
     let out = bin().args(["predict", "--triton", "2.9"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(release_names(&String::from_utf8_lossy(&out.stderr)), table);
+}
+
+#[test]
+fn releases_prints_the_table_for_people_and_for_scripts() {
+    use linear_layout_triton::{RELEASES, Release};
+    let json: serde_json::Value = serde_json::from_str(&run_ok(&["releases", "--json"])).unwrap();
+    assert_eq!(json, linear_layout_triton::releases_json());
+    let wheels: Vec<&str> = RELEASES.iter().map(|r| r.wheel).collect();
+    assert_eq!(run_ok(&["releases", "--wheels"]).trim(), wheels.join(" "));
+    let multi: Vec<&str> = RELEASES
+        .iter()
+        .filter(|r| r.release.models_multi_cta())
+        .map(|r| r.wheel)
+        .collect();
+    assert!(!multi.is_empty() && multi.len() < wheels.len());
+    assert_eq!(
+        run_ok(&["releases", "--wheels", "--multi-cta"]).trim(),
+        multi.join(" ")
+    );
+    let filtered: serde_json::Value =
+        serde_json::from_str(&run_ok(&["releases", "--json", "--multi-cta"])).unwrap();
+    let names: Vec<&str> = filtered["releases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    let want: Vec<&str> = Release::ALL
+        .into_iter()
+        .filter(|r| r.models_multi_cta())
+        .map(|r| r.name())
+        .collect();
+    assert_eq!(names, want);
+    // One line per release after the heading, each naming its wheel and tag.
+    let text = run_ok(&["releases"]);
+    let lines: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(lines.len(), RELEASES.len());
+    for (line, info) in lines.iter().zip(&RELEASES) {
+        assert!(line.starts_with(info.name), "{line}");
+        assert!(
+            line.contains(info.wheel) && line.contains(info.tag),
+            "{line}"
+        );
+    }
+    assert_eq!(run_ok(&["sites", "--releases"]), text);
 }
 
 /// Runs the binary with `args` and `input` on stdin; (status, stdout, stderr).

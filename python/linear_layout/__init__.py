@@ -44,6 +44,7 @@ from linear_layout._finder import (
     ReleaseInfo,
     Site,
     TtgirFinding,
+    TtgirSpelling,
 )
 from linear_layout._native import (
     MAX_NESTING,
@@ -78,6 +79,7 @@ __all__ = [
     "ReleaseInfo",
     "Site",
     "TtgirFinding",
+    "TtgirSpelling",
     "__version__",
     "check_ttgir",
     "explain",

@@ -31,6 +31,7 @@ __all__ = [
     "SiteVerdict",
     "Step",
     "TtgirFinding",
+    "TtgirSpelling",
 ]
 
 
@@ -235,21 +236,56 @@ class Site(Record):
     changes: list[SiteChange]
 
 
-class ReleaseInfo(Record):
-    """A row of the release table (``sites --json``'s ``releases``).
+class TtgirSpelling(Record):
+    """How a release spells TTGIR beyond its layout attributes (``ReleaseInfo.ttgir``).
 
-    ``name`` (what the finder's functions take), ``minors`` (every
-    ``major.minor`` it stands for), ``wheel``, ``wheels``, ``tag`` and
-    ``dialect``.
+    ``dialect`` (``triton_gpu`` or ``ttg``), ``nvidia_dialect``
+    (``triton_nvidia_gpu`` or ``ttng``), ``memdesc_dialect`` (``tt`` or
+    ``ttg``: ``!tt.memdesc``), ``memory_space`` (whether a memdesc type
+    names one), ``commit_tokens`` (``async_commit_group tokens ...``),
+    ``cga`` (``"lists"``: ``CTAsPerCGA``...; ``"bases"``: ``CGALayout``),
+    and whether it has each attribute or op that came or went:
+    ``legacy_shared``, ``linear``, ``generic_linear``, ``padded_shared``,
+    ``shared_linear``, ``gather``, ``memdesc_trans``.
     """
 
     __slots__ = ()
+    dialect: str
+    nvidia_dialect: str
+    memdesc_dialect: str
+    memory_space: bool
+    commit_tokens: bool
+    cga: str
+    legacy_shared: bool
+    linear: bool
+    generic_linear: bool
+    padded_shared: bool
+    shared_linear: bool
+    gather: bool
+    memdesc_trans: bool
+
+
+class ReleaseInfo(Record):
+    """A row of the release table (``linear-layout releases --json``).
+
+    ``name`` (what the finder's functions take), ``minors`` (every
+    ``major.minor`` it stands for), ``wheel``, ``wheels``, ``tag``,
+    ``dialect``, ``latest`` (the newest release), ``models_multi_cta``
+    (several CTAs a program are modelled) and ``ttgir``
+    (:class:`TtgirSpelling`).
+    """
+
+    __slots__ = ()
+    _field_types = {"ttgir": TtgirSpelling}  # noqa: RUF012
     name: str
     minors: list[str]
     wheel: str
     wheels: list[str]
     tag: str
     dialect: str
+    latest: bool
+    models_multi_cta: bool
+    ttgir: TtgirSpelling
 
 
 class ExplainedLocation(Record):

@@ -25,7 +25,8 @@
 //!
 //! The layers, each using only those before it:
 //! - [`release`]: the modelled releases as data ([`Release`], [`RELEASES`])
-//!   and the cut points between them.
+//!   and the cut points between them; [`releases_json`], the table for
+//!   scripts.
 //! - [`attr`]: the attributes as data ([`Attr`]).
 //! - [`parse_attr`] / [`print_attr`]: TTGIR text, with both dialect
 //!   spellings (`#triton_gpu.` up to 3.2, `#ttg.` after) and `#alias`
@@ -59,6 +60,7 @@ pub mod layout_cvt;
 mod parse;
 mod print;
 pub mod release;
+mod release_json;
 pub mod report;
 pub mod request;
 mod site;
@@ -72,4 +74,5 @@ pub use failure::{Entry, Failure, Verdict};
 pub use parse::{Defs, parse_attr};
 pub use print::print_attr;
 pub use release::{RELEASES, Release, ReleaseInfo, Since, Span};
+pub use release_json::releases_json;
 pub use site::{Change, Ending, Location, Site, SiteKind};

@@ -455,6 +455,76 @@ impl Release {
     pub fn tcgen05_takes_int8(self) -> bool {
         self >= Release::V3_8
     }
+
+    // ---- How the release spells TTGIR: what a script writing modules for
+    // it needs (the conformance fuzzer, the op-level grids). Layout
+    // attributes are printed by `print_attr` / `attr_json`; these are the
+    // rest of the syntax. Each was measured by compiling modules in both
+    // spellings with the wheels of the releases around the cut.
+
+    /// The dialect prefix of the NVIDIA-specific ops: `triton_nvidia_gpu`
+    /// up to 3.2, `ttng` from 3.3 (renamed with [`Release::dialect`], PR
+    /// #5266).
+    pub fn nvidia_dialect(self) -> &'static str {
+        if self.has_legacy_dialect_names() {
+            "triton_nvidia_gpu"
+        } else {
+            "ttng"
+        }
+    }
+
+    /// The dialect of the shared-memory descriptor type: `!tt.memdesc` up
+    /// to 3.2, `!ttg.memdesc` from 3.3.
+    pub fn memdesc_dialect(self) -> &'static str {
+        if self.has_legacy_dialect_names() {
+            "tt"
+        } else {
+            "ttg"
+        }
+    }
+
+    /// Up to 3.2 the dialects are `triton_gpu` and `triton_nvidia_gpu`, and
+    /// the memdesc type is `tt`'s (the row's `dialect` says the same).
+    fn has_legacy_dialect_names(self) -> bool {
+        self.dialect() == "triton_gpu"
+    }
+
+    /// From 3.2 a memdesc type names its memory space
+    /// (`#triton_gpu.shared_memory`, from 3.3 `#ttg.shared_memory`); 3.1's
+    /// has none.
+    pub fn memdesc_names_memory_space(self) -> bool {
+        self >= Release::V3_2
+    }
+
+    /// From 3.5 `async_commit_group` names its input tokens after a
+    /// `tokens` keyword (`TritonGPUOps.td`); before, they follow the op.
+    pub fn commit_group_names_tokens(self) -> bool {
+        self >= Release::V3_5
+    }
+
+    /// From 3.6 a layout writes its CGA as linear bases (`CGALayout`), and
+    /// an `nvmma_shared` of another rank than 2 says so with `rank = N`; up
+    /// to 3.5 as three lists (`CTAsPerCGA`, `CTASplitNum`, `CTAOrder`),
+    /// whose length is the rank (PR #8770; each release's parser refuses
+    /// the other spelling: the `cga_spelling` site).
+    pub fn spells_cga_as_bases(self) -> bool {
+        self >= Release::V3_6
+    }
+
+    /// `#ttg.linear` exists from 3.3.
+    pub fn has_linear_attr(self) -> bool {
+        self >= Release::V3_3
+    }
+
+    /// `#ttg.padded_shared` and `#ttg.shared_linear` exist from 3.5.
+    pub fn has_padded_and_linear_shared(self) -> bool {
+        self >= Release::V3_5
+    }
+
+    /// `tt.gather` and `ttg.memdesc_trans` exist from 3.3.
+    pub fn has_gather_and_memdesc_trans(self) -> bool {
+        self >= Release::V3_3
+    }
 }
 
 impl fmt::Display for Release {

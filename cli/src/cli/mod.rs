@@ -8,6 +8,7 @@ mod eval;
 mod explain;
 mod input;
 mod predict;
+mod releases;
 mod repro;
 mod scan;
 mod search;
@@ -57,6 +58,8 @@ enum Command {
     ShrinkTrace(shrink_trace::ShrinkTraceArgs),
     /// List the modelled failure sites: where each release fails, how, what fixed it.
     Sites(sites::SitesArgs),
+    /// List the modelled Triton releases: wheels, tags, TTGIR spelling (`--json` for scripts).
+    Releases(releases::ReleasesArgs),
     /// Your kernel, every release: run each release's front end to TTGIR and check it.
     Scan(Box<scan::ScanArgs>),
     /// Name the failure site of a crash log (an assertion, LLVM ERROR, traceback).
@@ -108,6 +111,7 @@ where
         Command::CheckTtgir(args) => check_ttgir::run(args),
         Command::ShrinkTrace(args) => shrink_trace::run(args),
         Command::Sites(args) => nothing(sites::run(args)),
+        Command::Releases(args) => nothing(releases::run(args)),
         Command::Scan(args) => scan::run(*args),
         Command::Explain(args) => explain::run(args),
     };
