@@ -581,6 +581,7 @@ fn help_text_names_exactly_the_modelled_releases() {
         "shrink-trace",
         "sites",
         "releases",
+        "print-attr",
     ];
     for cmd in commands {
         let help = run_ok(&[cmd, "--help"]);
@@ -643,6 +644,44 @@ fn releases_prints_the_table_for_people_and_for_scripts() {
         );
     }
     assert_eq!(run_ok(&["sites", "--releases"]), text);
+}
+
+#[test]
+fn print_attr_spells_an_attribute_for_each_release() {
+    let nvmma = r#"{"kind": "nvmma_shared", "swizzlingByteWidth": 128, "transposed": false, "elementBitWidth": 16}"#;
+    assert_eq!(
+        run_ok(&["print-attr", "--triton", "3.2", nvmma]),
+        "#triton_gpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], hasLeadingOffset = true}>\n"
+    );
+    assert_eq!(
+        run_ok(&["print-attr", nvmma]),
+        "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>\n"
+    );
+    let out = bin()
+        .args(["print-attr", r#"{"kind": "blocked"}"#])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("blocked needs `sizePerThread`"), "{err}");
+    // A batch answers each line, echoing ids, the bad ones with an error.
+    let input = format!(
+        "{{\"id\": 7, \"attr\": {nvmma}, \"triton\": \"3.3.1\"}}\n{{\"attr\": {{\"kind\": \"x\"}}}}\nnot json\n"
+    );
+    let (status, stdout, _) = run_input(&["print-attr", "--batch"], input.as_bytes());
+    assert_eq!(status, Some(0));
+    let answers: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 3);
+    assert_eq!(answers[0]["id"], 7);
+    assert_eq!(
+        answers[0]["ok"],
+        "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>"
+    );
+    assert_eq!(answers[1]["error"]["kind"], "bad_attr");
+    assert_eq!(answers[2]["error"]["kind"], "bad_json");
 }
 
 /// Runs the binary with `args` and `input` on stdin; (status, stdout, stderr).

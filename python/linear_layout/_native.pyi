@@ -27,6 +27,7 @@ __all__ = [
     "releases",
     "sites",
     "to_linear_layout",
+    "ttgir_attr",
 ]
 
 __version__: str
@@ -169,6 +170,7 @@ def to_linear_layout(
     defs: str | None = None,
     elem_bits: SupportsIndex | None = None,
 ) -> LinearLayout: ...
+def ttgir_attr(attr: Mapping[str, Any] | str, release: str = "newest") -> str: ...
 
 # -- the bug finder (answers are records of linear_layout._finder) -----------
 

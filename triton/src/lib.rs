@@ -30,7 +30,8 @@
 //! - [`attr`]: the attributes as data ([`Attr`]).
 //! - [`parse_attr`] / [`print_attr`]: TTGIR text, with both dialect
 //!   spellings (`#triton_gpu.` up to 3.2, `#ttg.` after) and `#alias`
-//!   definitions ([`Defs`]).
+//!   definitions ([`Defs`]); [`ttgir_attr`]: an attribute given as JSON,
+//!   printed the way a release spells it.
 //! - [`to_linear_layout`]: the layout `release` builds for an attribute on
 //!   a shape ([`Conversion`]; [`ConvertError`] when it cannot).
 //! - [`Site`] descriptors (where a release fails, how, what fixed it) and
@@ -51,6 +52,7 @@
 #![deny(unsafe_code)]
 
 pub mod attr;
+mod attr_json;
 mod convert;
 mod error;
 pub mod explain;
@@ -66,6 +68,7 @@ pub mod request;
 mod site;
 
 pub use attr::{Attr, Cga};
+pub use attr_json::{AttrJsonError, attr_from_json, ttgir_attr};
 pub(crate) use convert::cga::split_num as cta_split_num;
 pub use convert::{Conversion, ConversionCache, SITES as CONVERSION_SITES, to_linear_layout};
 pub(crate) use convert::{NVIDIA_MMA_SITE, memdesc_verifier_error};

@@ -8,6 +8,7 @@ mod eval;
 mod explain;
 mod input;
 mod predict;
+mod print_attr;
 mod releases;
 mod repro;
 mod scan;
@@ -44,6 +45,8 @@ enum Command {
     Eval(eval::EvalArgs),
     /// Convert a Triton layout attribute (TTGIR text) to its linear layout.
     Convert(convert::ConvertArgs),
+    /// Print a layout attribute given as JSON the way a release spells it.
+    PrintAttr(print_attr::PrintAttrArgs),
     /// Predict how a Triton release compiles a kernel configuration.
     Predict(predict::PredictArgs),
     /// Search the parameter space for configurations that fail, per site and release.
@@ -104,6 +107,7 @@ where
         Command::Show(args) => nothing(show::run(args)),
         Command::Eval(args) => nothing(eval::run(args)),
         Command::Convert(args) => nothing(convert::run(args)),
+        Command::PrintAttr(args) => nothing(print_attr::run(args)),
         Command::Predict(args) => predict::run(args),
         Command::Search(args) => search::run(args),
         Command::Shrink(args) => shrink::run(args),
