@@ -28,7 +28,8 @@ sys.path.insert(0, os.path.join(REPO, "python"))
 
 from linear_layout.conformance.emit import emit  # noqa: E402
 from linear_layout.conformance.layouts import Dialect  # noqa: E402
-from linear_layout.conformance.worker import case_program  # noqa: E402
+from linear_layout.conformance.program import build  # noqa: E402
+from linear_layout.conformance.worker import case_oracle  # noqa: E402
 
 EIGHT_BIT = ("xi8,", "xf8E4M3FN,", "xf8E5M2,")
 READ_OPS = ("convert_layout", "local_alloc", "local_load", "local_store", "memdesc_trans")
@@ -58,7 +59,8 @@ def passing(cases_path, results_path, campaign):
                 or r.get("family") not in ("shared", "convert", "dot")
             ):
                 continue
-            text = emit(case_program(case), Dialect(case["params"]["triton"]))
+            oracle = case_oracle(case)
+            text = emit(build(case["params"], oracle), Dialect(oracle))
             eight = "convert_layout" in text and any(t in text for t in EIGHT_BIT)
             if eight or "#ttg.shared_linear" in text:
                 yield {

@@ -9,7 +9,8 @@
 //! `nvmma_shared`, `shared_linear`, `padded_shared`, `partitioned_shared`,
 //! `tensor_memory_encoding`, `tensor_memory_scales_encoding`,
 //! `auto_encoding`, `coalesced_encoding`) and its parameters by their TTGIR
-//! names:
+//! names; `{"kind": "alias", "name": "L0"}` is a reference to an alias the
+//! module defines (`#L0`), for a `parent`:
 //!
 //! ```json
 //! {"kind": "slice", "dim": 1, "parent": {"kind": "blocked", "sizePerThread": [1, 8],
@@ -355,6 +356,15 @@ fn from_json(json: &Value, release: Release, depth: usize) -> Result<Attr> {
         kind @ ("auto_encoding" | "coalesced_encoding") => {
             other("gluon", kind, format!("#gluon.{kind}"))
         }
+        "alias" => {
+            let Some(name) = f.req("name")?.as_str().filter(|n| is_alias_name(n)) else {
+                return bad("an alias's `name` is an identifier (letters, digits, `_`)");
+            };
+            Attr::Other {
+                name: "alias".into(),
+                text: format!("#{name}"),
+            }
+        }
         other => return bad(format!("unknown attribute kind `{other}`")),
     };
     f.done()?;
@@ -373,6 +383,12 @@ impl<'a> Fields<'a> {
             used: Vec::new(),
         })
     }
+}
+
+/// Whether `name` can follow `#` as an attribute alias (`#L0`, `#mma`).
+fn is_alias_name(name: &str) -> bool {
+    name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 fn other(dialect: &str, kind: &str, text: String) -> Attr {
@@ -681,6 +697,12 @@ mod tests {
             text(json!({"kind": "auto_encoding"}), Release::V3_9),
             "#gluon.auto_encoding"
         );
+        let of_alias = json!({"kind": "slice", "dim": 0, "parent": {"kind": "alias", "name": "L0"}});
+        assert_eq!(
+            text(of_alias, Release::V3_2),
+            "#triton_gpu.slice<{dim = 0, parent = #L0}>"
+        );
+        assert!(attr_from_json(&json!({"kind": "alias", "name": "L0>"}), Release::V3_9).is_err());
     }
 
     #[test]

@@ -14,7 +14,8 @@ use serde_json::{Value, json};
     The JSON names the attribute's `kind` as TTGIR does (blocked, slice, nvidia_mma, dot_op, amd_mfma, \
     amd_wmma, linear, generic_linear, swizzled_shared, nvmma_shared, shared_linear, padded_shared, \
     partitioned_shared, tensor_memory_encoding, tensor_memory_scales_encoding, auto_encoding, \
-    coalesced_encoding) and its parameters by their TTGIR names (`parent` holds a nested attribute). \
+    coalesced_encoding; alias, with a `name`: a reference `#name` to an alias the module defines) and its \
+    parameters by their TTGIR names (`parent` holds a nested attribute). \
     With --batch, each stdin line is {\"attr\": JSON, \"triton\"?} and each output line {\"ok\": TEXT} or \
     {\"error\": {\"kind\", \"message\"}}, written as soon as it is made; a request's \"id\" is echoed.")]
 pub struct PrintAttrArgs {

@@ -42,7 +42,6 @@ if __package__ in (None, ""):  # run as a script: load this directory as a packa
     __package__ = "llconformance"
 
 from .generate import FAMILIES
-from .layouts import oracle_release
 
 COMMANDS = (
     "run",
@@ -88,7 +87,7 @@ def _make_or_read(args: argparse.Namespace) -> list[dict]:
     bad = [f for f in fams if f not in FAMILIES]
     if bad:
         raise SystemExit(f"unknown families {bad}; choose from {FAMILIES}")
-    oracle = Oracle(oracle_release(args.triton), binary=args.binary)
+    oracle = Oracle(args.triton, binary=args.binary)
     return make_cases(
         args.count,
         args.seed,
@@ -151,7 +150,7 @@ def cmd_repro(args: argparse.Namespace) -> int:
     with open(args.shrunk) as f:
         obj = json.load(f)
     case = obj.get("case", obj)
-    prog = build(case["params"], Oracle(table=case["table"]))
+    prog = build(case["params"], Oracle(case["params"]["triton"], table=case["table"]))
     text = reproducer(case, prog, obj.get("record"), workaround=args.workaround)
     with open(args.out, "w") as f:
         f.write(text)

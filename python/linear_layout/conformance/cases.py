@@ -12,7 +12,7 @@ from typing import Any
 
 from .emit import emit
 from .generate import FAMILIES, generate
-from .layouts import Dialect, oracle_release
+from .layouts import Dialect
 from .oracle import Oracle, Recorder, build_with
 from .program import build
 
@@ -25,7 +25,7 @@ def case_id(params: dict[str, Any]) -> str:
 
 def make_record(params: dict[str, Any], oracle: Oracle, cid: str | None = None) -> dict[str, Any]:
     """Return the case record of ``params`` (fetching layouts as needed)."""
-    d = Dialect(params["triton"])
+    d = Dialect(oracle)
 
     def go() -> tuple[Any, Recorder]:
         rec = Recorder(oracle)
@@ -51,6 +51,6 @@ def make_cases(
     progress: Any = None,
 ) -> list[dict[str, Any]]:
     """``count`` case records of seed ``seed``."""
-    oracle = oracle or Oracle(oracle_release(release))
+    oracle = oracle or Oracle(release)
     gens = generate(count, seed, release, cap, families, oracle, start=start, progress=progress)
     return [make_record(g.params, oracle) for g in gens]

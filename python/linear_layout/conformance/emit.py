@@ -65,10 +65,9 @@ class _Emitter:
 
     def slice_alias(self, base: str, keep: Sequence[int], rank: int) -> str:
         """Return the alias of ``base`` sliced down to the dims in ``keep``."""
-        enc = f"#{base}"
-        for dim in sorted((x for x in range(rank) if x not in keep), reverse=True):
-            enc = f"#{self.d.d}.slice<{{dim = {dim}, parent = {enc}}}>"
-        return enc
+        return self.d.slice_of(
+            base, sorted((x for x in range(rank) if x not in keep), reverse=True)
+        )
 
     def pointers(self, arg: str, v: Value) -> str:
         """Return a pointer tensor to row-major ``v`` at ``arg``, in ``v``'s layout."""

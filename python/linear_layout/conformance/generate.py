@@ -39,7 +39,6 @@ from .layouts import (
     draw_linear,
     draw_mma,
     draw_shared,
-    oracle_release,
 )
 from .ll import log2
 from .oracle import MissingLayoutsError, Oracle
@@ -425,11 +424,10 @@ def _resolve(params: dict[str, Any], oracle: Oracle, d: Dialect) -> dict[str, An
 
 
 def draw(
-    family: str, seed: int, index: int, attempt: int, release: str, cap: int
+    family: str, seed: int, index: int, attempt: int, release: str, cap: int, d: Dialect
 ) -> dict[str, Any]:
     """Draw the parameters of one case (some steps may still be unresolved)."""
     rng = case_rng(seed, index, attempt)
-    d = Dialect(release)
     params = DRAW[family](rng, d, cap)
     params.update({"family": family, "triton": release, "cap": cap, "seed": [seed, index, attempt]})
     return params
@@ -465,8 +463,8 @@ def generate(
 
     They are drawn and checked against the crate in batches.
     """
-    oracle = oracle or Oracle(oracle_release(release))
-    d = Dialect(release)
+    oracle = oracle or Oracle(release)
+    d = Dialect(oracle)
     pending: dict[int, tuple[int, dict[str, Any] | None, random.Random]] = {}
     done: dict[int, Generated] = {}
     for i in range(start, start + count):
@@ -479,7 +477,7 @@ def generate(
         for i, (attempt, params, _) in pending.items():
             if params is None:
                 fam = pick_family(seed, i, families)
-                params = draw(fam, seed, i, attempt, release, cap)
+                params = draw(fam, seed, i, attempt, release, cap, d)
             try:
                 if any(s.get("_late") for s in params["steps"]):
                     _resolve(params, oracle, d)

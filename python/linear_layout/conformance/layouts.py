@@ -4,8 +4,10 @@ A *spec* is a plain JSON-able dict, ``{"kind": ..., params}``, so that cases
 can be saved, shrunk and replayed.  Distributed kinds: ``blocked``, ``slice``,
 ``linear`` (explicit bases, with its shape), ``mma`` (NVIDIA v2 or v3
 accumulator), ``dot_op``.  Shared kinds: ``swizzled``, ``nvmma``, ``padded``,
-``shared_linear``.  :class:`Dialect` prints them in a release's spelling
-(``#triton_gpu.`` up to 3.2, ``#ttg.`` after).
+``shared_linear``.  The crate prints them in a release's spelling
+(:meth:`Dialect.layout`; :func:`crate_attr` is the spec as the crate's
+attribute JSON), and :class:`Dialect` writes the rest of a module the way
+the release's row of the crate's table says.
 
 The random draws only propose; whether a layout fits a shape is decided by
 our crate (:mod:`.oracle`), and the caller draws again when it does not.
@@ -35,143 +37,143 @@ MLIR_TYPE = {
 BITS = {"i8": 8, "i16": 16, "i32": 32, "f16": 16, "bf16": 16, "f32": 32, "f8e4": 8, "f8e5": 8}
 FLOAT = {"f16", "bf16", "f32", "f8e4", "f8e5"}
 
-# (perPhase, maxPhase) of a leading-offset shared layout per swizzle width (3.2)
-LEADING_PHASES = {128: (1, 8), 64: (2, 4), 32: (4, 2), 0: (1, 1)}
-
 DISTRIBUTED = {"blocked", "slice", "linear", "mma", "dot_op"}
 SHARED = {"swizzled", "nvmma", "padded", "shared_linear"}
 
 
-def release_tuple(release: str) -> tuple[int, int]:
-    """``"3.6"`` or ``"3.6.0"`` as ``(3, 6)``."""
-    parts = release.split(".")
-    return int(parts[0]), int(parts[1])
+def crate_attr(spec: Spec) -> dict[str, Any]:
+    """Return ``spec`` as the crate's attribute JSON: its TTGIR kind and parameter names.
 
-
-def oracle_release(release: str) -> str:
-    """Return the release name our CLI models for ``release`` (3.5 and 3.6 are 3.7)."""
-    t = release_tuple(release)
-    if t >= (3, 9):
-        return "newest"
-    if t in ((3, 5), (3, 6)):
-        return "3.7"
-    return f"{t[0]}.{t[1]}"
+    The crate prints it (``linear-layout print-attr``, see :meth:`Dialect.layout`).
+    """
+    k = spec["kind"]
+    if k == "blocked":
+        return {
+            "kind": "blocked",
+            "sizePerThread": spec["spt"],
+            "threadsPerWarp": spec["tpw"],
+            "warpsPerCTA": spec["wpc"],
+            "order": spec["order"],
+        }
+    if k == "slice":
+        return {"kind": "slice", "dim": spec["dim"], "parent": crate_attr(spec["parent"])}
+    if k == "linear":
+        b = spec["bases"]
+        return {
+            "kind": "linear",
+            "register": b["register"],
+            "lane": b["lane"],
+            "warp": b["warp"],
+            "block": [],
+        }
+    if k == "mma":
+        return {
+            "kind": "nvidia_mma",
+            "versionMajor": spec["version"],
+            "versionMinor": 0,
+            "warpsPerCTA": spec["wpc"],
+            "instrShape": spec["instr"],
+        }
+    if k == "dot_op":
+        out = {"kind": "dot_op", "opIdx": spec["idx"], "parent": crate_attr(spec["parent"])}
+        if spec.get("k_width"):
+            out["kWidth"] = spec["k_width"]
+        return out
+    if k == "swizzled":
+        return {
+            "kind": "swizzled_shared",
+            "vec": spec["vec"],
+            "perPhase": spec["per_phase"],
+            "maxPhase": spec["max_phase"],
+            "order": spec["order"],
+        }
+    if k == "nvmma":
+        return {
+            "kind": "nvmma_shared",
+            "swizzlingByteWidth": spec["swizzle"],
+            "transposed": bool(spec["transposed"]),
+            "elementBitWidth": spec["bits"],
+            "rank": spec.get("rank", 2),
+        }
+    if k == "padded":
+        return {
+            "kind": "padded_shared",
+            "intervals": spec["intervals"],
+            "order": spec["order"],
+            "shape": spec["shape"],
+        }
+    if k == "shared_linear":
+        return {
+            "kind": "shared_linear",
+            "offset": spec["offset"],
+            "alignment": spec.get("alignment", 16),
+        }
+    raise ValueError(f"unknown layout kind {k}")
 
 
 class Dialect:
-    """The spelling of one Triton release's TTGIR."""
+    """How one Triton release spells TTGIR: its row of the crate's release table.
 
-    def __init__(self, release: str) -> None:
-        self.release = release
-        self.version = release_tuple(release)
-        self.old = self.version <= (3, 2)
-        self.d = "triton_gpu" if self.old else "ttg"
-        self.ng = "triton_nvidia_gpu" if self.old else "ttng"
+    Layout attributes are printed by the crate (``oracle.attr``); the rest
+    of a module (dialect prefixes, memdesc types, the module's attributes)
+    is written here from the row's ``ttgir`` spelling.
+    """
+
+    def __init__(self, oracle: Any) -> None:
+        self.oracle = oracle
+        self.row = oracle.row
+        self.release = str(self.row["name"])
+        t = self.row["ttgir"]
+        self.ttgir = t
+        # Before 3.3's rewrite: legacy shared layouts, the triton_gpu
+        # dialects, no linear layout for most dot operands.
+        self.old = bool(t["legacy_shared"])
+        self.d = str(t["dialect"])
+        self.ng = str(t["nvidia_dialect"])
 
     # ------------------------------------------------------------ features
 
     def has(self, feature: str) -> bool:
         """Whether this release's TTGIR has ``feature``."""
-        v = self.version
-        return {
-            "linear": v >= (3, 3),
-            "nvmma": v >= (3, 3),
-            "padded": v >= (3, 5),
-            "shared_linear": v >= (3, 5),
-            "gather": v >= (3, 3),
-            "memdesc_trans": v >= (3, 3),
+        t = self.ttgir
+        has = {
+            "linear": t["linear"],
+            "nvmma": not t["legacy_shared"],
+            "padded": t["padded_shared"],
+            "shared_linear": t["shared_linear"],
+            "gather": t["gather"],
+            "memdesc_trans": t["memdesc_trans"],
             "fp8": True,
-        }[feature]
+        }
+        return bool(has[feature])
 
     # ------------------------------------------------------------ layouts
 
     def layout(self, spec: Spec) -> str:
-        """Return the attribute text of a distributed or shared ``spec``."""
-        k = spec["kind"]
-        d = self.d
-        if k == "blocked":
-            return (
-                f"#{d}.blocked<{{sizePerThread = {_l(spec['spt'])}, threadsPerWarp = "
-                f"{_l(spec['tpw'])}, warpsPerCTA = {_l(spec['wpc'])}, "
-                f"order = {_l(spec['order'])}}}>"
-            )
-        if k == "slice":
-            return f"#{d}.slice<{{dim = {spec['dim']}, parent = {self.layout(spec['parent'])}}}>"
-        if k == "linear":
-            return linear_of(spec).ttgir(d)
-        if k == "mma":
-            return (
-                f"#{d}.nvidia_mma<{{versionMajor = {spec['version']}, versionMinor = 0, "
-                f"warpsPerCTA = {_l(spec['wpc'])}, instrShape = {_l(spec['instr'])}}}>"
-            )
-        if k == "dot_op":
-            kw = f", kWidth = {spec['k_width']}" if spec.get("k_width") else ""
-            parent = self.layout(spec["parent"])
-            return f"#{d}.dot_op<{{opIdx = {spec['idx']}, parent = {parent}{kw}}}>"
-        if k == "swizzled":
-            if self.old:
-                return (
-                    f"#{d}.shared<{{vec = {spec['vec']}, perPhase = {spec['per_phase']}, "
-                    f"maxPhase = "
-                    f"{spec['max_phase']}, order = {_l(spec['order'])}, hasLeadingOffset = false}}>"
-                )
-            return (
-                f"#{d}.swizzled_shared<{{vec = {spec['vec']}, perPhase = {spec['per_phase']}, "
-                f"maxPhase = {spec['max_phase']}, order = {_l(spec['order'])}}}>"
-            )
-        if k == "nvmma" and self.old:
-            # 3.2 spells NVMMA layouts as leading-offset shared layouts
-            per_phase, max_phase = LEADING_PHASES[spec["swizzle"]]
-            rank = spec.get("rank", 2)
-            order = list(reversed(range(rank)))
-            if spec["transposed"]:
-                order[0], order[1] = order[1], order[0]
-            return (
-                f"#{d}.shared<{{vec = {128 // spec['bits']}, perPhase = {per_phase}, maxPhase = "
-                f"{max_phase}, order = {_l(order)}, hasLeadingOffset = true}}>"
-            )
-        if k == "nvmma":
-            rank = spec.get("rank", 2)
-            extra = ""
-            if rank != 2:
-                if self.version >= (3, 6):
-                    extra = f", rank = {rank}"
-                else:
-                    ones = _l([1] * rank)
-                    extra = (
-                        f", CTAsPerCGA = {ones}, CTASplitNum = {ones}, "
-                        f"CTAOrder = {_l(list(reversed(range(rank))))}"
-                    )
-            return (
-                f"#{d}.nvmma_shared<{{swizzlingByteWidth = {spec['swizzle']}, transposed = "
-                f"{'true' if spec['transposed'] else 'false'}, "
-                f"elementBitWidth = {spec['bits']}{extra}}}>"
-            )
-        if k == "padded":
-            pairs = ", ".join(f"{i}:+{p}" for i, p in spec["intervals"])
-            return (
-                f"#{d}.padded_shared<[{pairs}] {{order = {_l(spec['order'])}, "
-                f"shape = {_l(spec['shape'])}}}>"
-            )
-        if k == "shared_linear":
-            return (
-                f"#{d}.shared_linear<{{offset = {_l(spec['offset'])}}}, "
-                f"alignment = {spec.get('alignment', 16)}>"
-            )
-        raise ValueError(f"unknown layout kind {k}")
+        """Return the attribute text of a distributed or shared ``spec`` (the crate's)."""
+        return str(self.oracle.attr(crate_attr(spec)))
+
+    def slice_of(self, alias: str, dims: Sequence[int]) -> str:
+        """Return the attribute ``#alias`` sliced along ``dims``, innermost first."""
+        attr: dict[str, Any] = {"kind": "alias", "name": alias}
+        for dim in dims:
+            attr = {"kind": "slice", "dim": dim, "parent": attr}
+        return str(self.oracle.attr(attr))
 
     def memdesc(self, shape: Sequence[int], dtype: str, alias: str, mutable: bool) -> str:
         """Return a shared memory descriptor type whose encoding is ``#alias``."""
+        t = self.ttgir
         dims = "x".join(map(str, shape))
         mut = ", mutable" if mutable else ""
-        if self.old:
-            return f"!tt.memdesc<{dims}x{MLIR_TYPE[dtype]}, #{alias}, #{self.d}.shared_memory{mut}>"
-        return f"!ttg.memdesc<{dims}x{MLIR_TYPE[dtype]}, #{alias}, #smem{mut}>"
+        space = ""
+        if t["memory_space"]:
+            space = f", #{self.d}.shared_memory" if self.old else ", #smem"
+        return f"!{t['memdesc_dialect']}.memdesc<{dims}x{MLIR_TYPE[dtype]}, #{alias}{space}{mut}>"
 
     def header(self, warps: int, cap: int) -> str:
         """Return the module's opening line (and the shared memory alias)."""
-        smem = "" if self.old else "#smem = #ttg.shared_memory\n"
         d = self.d
+        smem = "" if self.old else f"#smem = #{d}.shared_memory\n"
         return (
             smem
             + f'module attributes {{"{d}.num-ctas" = 1 : i32, "{d}.num-warps" = {warps} : i32, '
@@ -524,8 +526,3 @@ def draw_shared(
             i, j = rng.sample(range(len(coord)), 2)
             coord[i] = [a ^ b for a, b in zip(coord[i], coord[j])]
     return {"kind": "shared_linear", "offset": coord, "alignment": 16}
-
-
-def oracle_attr(spec: Spec) -> str:
-    """Return the attribute text our CLI reads for ``spec`` (3.3+ spelling)."""
-    return Dialect("3.6").layout(spec)

@@ -6,8 +6,7 @@ bit has a *basis*: the coordinates it selects, combined by XOR.  This module
 holds the few operations the fuzzer needs on layouts that our crate has
 already computed (``linear-layout convert --json`` gives the JSON form read
 by :meth:`Layout.from_json`): applying them, the shape ops Triton performs on
-them without moving data (``trans``, ``reshape``, ``join``, ``split``), and
-printing them as ``#ttg.linear`` attributes.  It needs no third-party
+them without moving data (``trans``, ``reshape``, ``join``, ``split``).  It needs no third-party
 package, so the device runner can use it with only Triton and torch
 installed.
 """
@@ -222,18 +221,6 @@ class Layout:
         except ValueError:
             return False
         return True
-
-    # ------------------------------------------------------------ printing
-
-    def ttgir(self, prefix: str = "ttg") -> str:
-        """Return the layout as a ``#ttg.linear`` attribute (``prefix`` is the dialect)."""
-        parts = []
-        for name in DISTRIBUTED_DIMS:
-            bs = self.get(name)
-            parts.append(
-                f"{name} = [" + ", ".join("[" + ", ".join(map(str, b)) + "]" for b in bs) + "]"
-            )
-        return f"#{prefix}.linear<{{" + ", ".join(parts) + "}>"
 
 
 def _dist_order(bases: dict[str, list[tuple[int, ...]]]) -> dict[str, list[tuple[int, ...]]]:

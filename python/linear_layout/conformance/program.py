@@ -33,7 +33,7 @@ from typing import Any
 
 from .layouts import BITS, FLOAT, Dialect, Spec, linear_of, linear_spec, spec_rank, spec_warps
 from .ll import Layout, log2
-from .oracle import LayoutRejectedError, Oracle, Recorder
+from .oracle import LayoutRejectedError, Oracle, Recorder, release_row
 
 MAX_REGS_32 = 128  # 32-bit registers one tensor may take per thread
 MAX_SHARED = {80: 160 * 1024, 86: 96 * 1024, 89: 96 * 1024, 90: 224 * 1024}
@@ -529,7 +529,8 @@ def build(
     Raises :class:`InvalidCaseError`, or :class:`~.oracle.MissingLayoutsError` when the oracle
     must be asked first.
     """
-    d = dialect or Dialect(params["triton"])
+    d = dialect or Dialect(oracle)
+    release_row(params["triton"], [d.row])  # the case's release, or a ValueError
     return _Builder(copy.deepcopy(params), oracle, d).run()
 
 

@@ -461,7 +461,7 @@ def main(args: Any) -> int:
         case = dict(obj.get("case", obj))
         rec = obj.get("record") or {}
         if args.workaround:
-            case["ttgir"] = WORKAROUNDS[args.workaround](case["ttgir"])
+            case["ttgir"] = WORKAROUNDS[args.workaround](case["ttgir"], case["params"]["triton"])
         out: dict[str, Any] = {"id": case["id"], "triton": triton.__version__}
         with tempfile.NamedTemporaryFile("w", suffix=".ttgir", delete=False) as f:
             f.write(case["ttgir"])

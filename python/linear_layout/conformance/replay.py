@@ -29,15 +29,17 @@ from .classify import check
 from .emit import emit
 from .layouts import Dialect
 from .plan import make_plan
+from .program import build
 from .runner import read_cases
-from .worker import case_program, exact_digest, unpack_outputs
+from .worker import case_oracle, exact_digest, unpack_outputs
 
 
 def replay_record(case: dict[str, Any], rec: dict[str, Any]) -> list[str]:
     """Return the inconsistencies between ``rec`` and ``case`` (empty if none)."""
     problems: list[str] = []
-    prog = case_program(case)
-    text = emit(prog, Dialect(case["params"]["triton"]))
+    oracle = case_oracle(case)
+    prog = build(case["params"], oracle)
+    text = emit(prog, Dialect(oracle))
     if case.get("ttgir") and text != case["ttgir"]:
         problems.append("re-emitted module differs from the one that ran")
     v = rec.get("verdict")

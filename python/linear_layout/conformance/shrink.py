@@ -24,7 +24,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from .layouts import BITS, Spec, oracle_release
+from .layouts import BITS, Spec
 from .oracle import MissingLayoutsError, Oracle
 from .program import InvalidCaseError, Program, build
 
@@ -555,7 +555,7 @@ def reproducer(
     if workaround:
         from .workaround import WORKAROUNDS
 
-        fixed = WORKAROUNDS[workaround](ttgir)
+        fixed = WORKAROUNDS[workaround](ttgir, case["params"]["triton"])
         if fixed == ttgir:
             raise ValueError(f"workaround {workaround} does not apply to case {case['id']}")
         header += (
@@ -647,7 +647,7 @@ def main(args: argparse.Namespace) -> int:
     case = obj.get("case", obj)
     rec = obj.get("record")
     params = case["params"]
-    oracle = Oracle(oracle_release(params["triton"]), binary=args.binary, table=case.get("table"))
+    oracle = Oracle(params["triton"], binary=args.binary, table=case.get("table"))
     out = args.out or os.path.join(
         os.path.dirname(os.path.abspath(args.case)), f"shrink-{case['id']}"
     )
@@ -686,7 +686,7 @@ def main(args: argparse.Namespace) -> int:
     )
     final = make_record(best, oracle, f"{case['id']}-min")
     final_rec = run([best])[0]
-    prog = build(best, Oracle(table=final["table"]))
+    prog = build(best, Oracle(best["triton"], table=final["table"]))
     with open(os.path.join(out, "shrunk.json"), "w") as f:
         json.dump(
             {"case": final, "record": final_rec, "original": case["id"], "tried": tried},

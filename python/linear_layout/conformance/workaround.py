@@ -32,6 +32,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from .oracle import print_attr
+
 
 def _split_convert(line: str) -> dict[str, str] | None:
     """Parse ``%o = D.convert_layout %s : tensor<SxT, A> -> tensor<SxT, B>`` of an 8-bit type."""
@@ -93,44 +95,34 @@ def widen_8bit_convert(text: str) -> str:
     return "\n".join(out)
 
 
-def swizzled_shared(text: str) -> str:
-    """Replace every ``shared_linear`` attribute alias of ``text`` with a row-major swizzled one."""
+def swizzled_shared(text: str, release: str) -> str:
+    """Replace every ``shared_linear`` attribute alias of ``text`` with a row-major swizzled one.
 
-    def repl(m: re.Match[str]) -> str:
-        name, dialect, body = m.group(1), m.group(2), m.group(3)
-        rank = len(re.match(r"\s*\[\s*\[([^\]]*)\]", body).group(1).split(","))  # type: ignore[union-attr]
-        order = ", ".join(str(i) for i in reversed(range(rank)))
-        return (
-            f"{name} = #{dialect}.swizzled_shared<{{vec = 1, perPhase = 1, maxPhase = 1, "
-            f"order = [{order}]}}>"
-        )
-
-    out = re.sub(
-        r"^(#\w+) = #(\w+)\.shared_linear<\{offset = (\[.*?\])\}, alignment = \d+>$",
-        repl,
-        text,
-        flags=re.M,
-    )
+    The new attributes are printed by our crate in ``release``'s spelling.
+    """
+    pattern = r"^(#\w+) = #\w+\.shared_linear<\{offset = (\[.*?\])\}, alignment = \d+>$"
+    orders: dict[str, list[int]] = {}
+    for m in re.finditer(pattern, text, flags=re.M):
+        first = re.match(r"\s*\[\s*\[([^\]]*)\]", m.group(2))
+        assert first is not None
+        orders[m.group(1)] = list(reversed(range(len(first.group(1).split(",")))))
     # a memdesc_trans result has the source's order permuted (what the verifier infers)
     for m in re.finditer(
         r"\.memdesc_trans %[\w.$]+ \{order = array<i32: ([\d, ]+)>\} : "
         r"!\w+\.memdesc<[^,]+, (#\w+)[^>]*> -> !\w+\.memdesc<[^,]+, (#\w+)[^>]*>",
-        out,
+        text,
     ):
         perm = [int(x) for x in m.group(1).split(",")]
         src, dst = m.group(2), m.group(3)
-        sm = re.search(rf"^{src} = #\w+\.swizzled_shared<.*order = \[([\d, ]+)\]\}}>$", out, re.M)
-        dm = re.search(rf"^{dst} = #\w+\.swizzled_shared<.*order = \[[\d, ]+\]\}}>$", out, re.M)
-        if not (sm and dm) or src == dst:
-            continue
-        order = [int(x) for x in sm.group(1).split(",")]
-        # dim d of the result is dim perm[d] of the source
-        new_order = [perm.index(o) for o in order]
-        line = re.sub(
-            r"order = \[[\d, ]+\]", f"order = [{', '.join(map(str, new_order))}]", dm.group(0)
-        )
-        out = out.replace(dm.group(0), line)
-    return out
+        if src in orders and dst in orders and src != dst:
+            # dim d of the result is dim perm[d] of the source
+            orders[dst] = [perm.index(o) for o in orders[src]]
+
+    def repl(m: re.Match[str]) -> str:
+        attr = {"kind": "swizzled_shared", "vec": 1, "perPhase": 1, "maxPhase": 1}
+        return f"{m.group(1)} = {print_attr({**attr, 'order': orders[m.group(1)]}, release)}"
+
+    return re.sub(pattern, repl, text, flags=re.M)
 
 
 def keep_wgmma_operands(text: str) -> str:
@@ -160,9 +152,10 @@ def fence_after_wgmma(text: str) -> str:
     )
 
 
-WORKAROUNDS: dict[str, Callable[[str], str]] = {
-    "widen-8bit-convert": widen_8bit_convert,
+#: name -> rewrite of (module text, the case's Triton release).
+WORKAROUNDS: dict[str, Callable[[str, str], str]] = {
+    "widen-8bit-convert": lambda text, _release: widen_8bit_convert(text),
     "swizzled-shared": swizzled_shared,
-    "keep-wgmma-operands": keep_wgmma_operands,
-    "fence-after-wgmma": fence_after_wgmma,
+    "keep-wgmma-operands": lambda text, _release: keep_wgmma_operands(text),
+    "fence-after-wgmma": lambda text, _release: fence_after_wgmma(text),
 }

@@ -80,10 +80,14 @@ def environment(gpu: bool) -> dict[str, Any]:
     return env
 
 
+def case_oracle(case: dict[str, Any]) -> Oracle:
+    """Return the oracle of a case: the answers its table holds, for its release."""
+    return Oracle(case["params"]["triton"], table=case.get("table"))
+
+
 def case_program(case: dict[str, Any]) -> Program:
     """Rebuild a case's program from its parameters and saved layouts."""
-    oracle = Oracle(table=case.get("table"))
-    return build(case["params"], oracle, Dialect(case["params"]["triton"]))
+    return build(case["params"], case_oracle(case))
 
 
 def digest(outputs: list[list[int]]) -> str:
@@ -269,7 +273,7 @@ class Worker:
         if not text:
             from .emit import emit
 
-            text = emit(prog, Dialect(case["params"]["triton"]))
+            text = emit(prog, Dialect(case_oracle(case)))
         say({"event": "phase", "id": case["id"], "phase": "compile"})
         kernel, info = self.compile(text, case["params"]["cap"])
         rec.update(info)

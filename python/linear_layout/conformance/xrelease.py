@@ -54,7 +54,9 @@ def pack(args: Any) -> int:
             if args.ptxas:
                 tag += "+ptxas-" + _ptxas_version(args.ptxas)
             if args.workaround:
-                case["ttgir"] = WORKAROUNDS[args.workaround](case["ttgir"])
+                case["ttgir"] = WORKAROUNDS[args.workaround](
+                    case["ttgir"], case["params"]["triton"]
+                )
                 tag += "+" + args.workaround
             rec: dict[str, Any] = {"id": case["id"], "build": tag, "case": case}
             with tempfile.NamedTemporaryFile("w", suffix=".ttgir", delete=False) as f:

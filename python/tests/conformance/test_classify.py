@@ -26,7 +26,7 @@ def _case(binary, src, dst, shape=(64, 64), dtype="i16", steps=None):
         "input": {"shape": list(shape), "dtype": dtype, "layout": src},
         "steps": steps or [{"op": "convert", "layout": dst}],
     }
-    case = make_record(params, Oracle("3.7", binary=binary), "t")
+    case = make_record(params, Oracle("3.6", binary=binary), "t")
     prog = case_program(case)
     return prog, make_plan(prog, "t")
 

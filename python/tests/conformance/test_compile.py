@@ -19,7 +19,6 @@ import tempfile
 import pytest
 from cfhelpers import venv_python
 from llconformance.cases import make_cases
-from llconformance.layouts import oracle_release
 from llconformance.oracle import Oracle
 from llconformance.runner import run_cases
 
@@ -61,7 +60,7 @@ CONFIGS = [
 )
 def test_fresh_sample_compiles(release, wheel, cap, count, binary, fresh_seed, jobs, tmp_path):
     python = venv_python(wheel)
-    oracle = Oracle(oracle_release(release), binary=binary)
+    oracle = Oracle(release, binary=binary)
     seed = fresh_seed + cap + int(wheel.replace(".", ""))
     cases = make_cases(count, seed, release, cap, oracle=oracle)
     assert len(cases) == count

@@ -13,7 +13,7 @@ from llconformance.worker import case_program
 
 
 def test_selfcheck_fresh_sample(binary, fresh_seed):
-    cases = make_cases(60, fresh_seed, oracle=Oracle("3.7", binary=binary))
+    cases = make_cases(60, fresh_seed, oracle=Oracle("3.6", binary=binary))
     for c in cases:
         prog = case_program(c)
         plan = make_plan(prog, c["id"])
@@ -22,7 +22,7 @@ def test_selfcheck_fresh_sample(binary, fresh_seed):
 
 def _shape_cases(binary, seed, op):
     out = []
-    for c in make_cases(80, seed, families=["shape"], oracle=Oracle("3.7", binary=binary)):
+    for c in make_cases(80, seed, families=["shape"], oracle=Oracle("3.6", binary=binary)):
         if any(s["op"] == op for s in c["params"]["steps"]):
             out.append(c)
     return out

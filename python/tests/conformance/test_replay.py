@@ -18,7 +18,7 @@ FAULT = json.dumps(
 
 
 def test_replay_consistent_then_tampered(binary, fresh_seed, jobs, tmp_path):
-    cases = make_cases(16, fresh_seed, oracle=Oracle("3.7", binary=binary))
+    cases = make_cases(16, fresh_seed, oracle=Oracle("3.6", binary=binary))
     out = str(tmp_path)
     write_cases(os.path.join(out, "cases.jsonl.gz"), cases)
     records = run_cases(
@@ -46,7 +46,7 @@ def test_bundle_then_replay(binary, jobs, tmp_path):
     """The few files a GPU machine sends back are enough to replay."""
     from llconformance.bundle import bundle
 
-    cases = make_cases(8, 31337, oracle=Oracle("3.7", binary=binary))
+    cases = make_cases(8, 31337, oracle=Oracle("3.6", binary=binary))
     out = str(tmp_path / "run")
     os.makedirs(out)
     write_cases(os.path.join(out, "cases.jsonl.gz"), cases)

@@ -24,7 +24,7 @@ def _pred(oracle):
 
 
 def test_shrinks_to_smallest(binary):
-    oracle = Oracle("3.7", binary=binary)
+    oracle = Oracle("3.6", binary=binary)
     pred = _pred(oracle)
     start = None
     for c in make_cases(200, 77, families=["convert"], oracle=oracle):
@@ -71,7 +71,7 @@ def test_same_failure():
 
 
 def test_reproducer_is_python(binary):
-    oracle = Oracle("3.7", binary=binary)
+    oracle = Oracle("3.6", binary=binary)
     for c in make_cases(12, 5, oracle=oracle):
         case = make_record(c["params"], oracle, c["id"])
         prog = build(case["params"], oracle)

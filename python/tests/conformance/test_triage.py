@@ -21,7 +21,7 @@ from cfhelpers import PKG_DIR, venv_python
 from llconformance.bundle import bundle
 from llconformance.cases import make_cases
 from llconformance.generate import generate
-from llconformance.layouts import BITS, Dialect, draw_shared, oracle_release
+from llconformance.layouts import BITS, Dialect, draw_shared
 from llconformance.manifest import MANIFEST, file_sha256, make_file, read_manifest
 from llconformance.oracle import Oracle, build_with
 from llconformance.program import InvalidCaseError, build, padded_min_padding
@@ -138,7 +138,7 @@ def _build(params, oracle):
 
 
 def _v3_dot_cases(binary, release, cap, want, seed=515):
-    oracle = Oracle(oracle_release(release), binary=binary)
+    oracle = Oracle(release, binary=binary)
     out = []
     start = 0
     while len(out) < want and start < 400:
@@ -196,7 +196,7 @@ def test_wgmma_reads_no_unfenced_shared_memory(binary, release, wheel):
 
 
 def test_padded_paddings_under_the_vector_are_not_built(binary):
-    oracle = Oracle("3.7", binary=binary)
+    oracle = Oracle("3.6", binary=binary)
     with pytest.raises(InvalidCaseError, match="misaligns"):
         _build(PADDED_55, oracle)
     ok = json.loads(json.dumps(PADDED_55))
@@ -204,15 +204,16 @@ def test_padded_paddings_under_the_vector_are_not_built(binary):
     _build(ok, oracle)  # valid
 
 
-def test_drawn_padded_layouts_keep_vectors_aligned():
+def test_drawn_padded_layouts_keep_vectors_aligned(binary):
     import random
 
     rng = random.Random(3)
+    d = Dialect(Oracle("3.6", binary=binary))
     seen = 0
     for _ in range(3000):
         bits = rng.choice([8, 16, 32])
         shape = [1 << rng.randint(0, 6), 1 << rng.randint(0, 6)]
-        spec = draw_shared(rng, shape, bits, Dialect("3.6"), kinds=["padded"])
+        spec = draw_shared(rng, shape, bits, d, kinds=["padded"])
         lo = padded_min_padding(spec, bits)
         assert all(pad >= lo for _, pad in spec["intervals"]), (spec, bits)
         seen += 1
@@ -220,7 +221,7 @@ def test_drawn_padded_layouts_keep_vectors_aligned():
 
 
 def test_generated_cases_have_aligned_paddings(binary):
-    for g in generate(300, 606, oracle=Oracle("3.7", binary=binary), families=["shared"]):
+    for g in generate(300, 606, oracle=Oracle("3.6", binary=binary), families=["shared"]):
         for v in g.prog.values.values():
             if v.shared is not None and v.shared["kind"] == "padded":
                 lo = padded_min_padding(v.shared, BITS[v.dtype])
@@ -232,15 +233,15 @@ def test_generated_cases_have_aligned_paddings(binary):
 
 def test_memdesc_trans_of_unswizzled_nvmma_is_known_bug_on_36(binary):
     with pytest.raises(InvalidCaseError, match="known Triton bug"):
-        _build(TRANS_329, Oracle("3.7", binary=binary))
+        _build(TRANS_329, Oracle("3.6", binary=binary))
     fixed = dict(TRANS_329, triton="3.9")
-    _build(fixed, Oracle(oracle_release("3.9"), binary=binary))  # #10453 fixed: a valid case
+    _build(fixed, Oracle("3.9", binary=binary))  # #10453 fixed: a valid case
 
 
 def test_generated_memdesc_trans_views_match(binary):
     """The layout of every generated memdesc_trans result is the transposed source buffer."""
-    oracle = Oracle("3.7", binary=binary)
-    d = Dialect("3.6")
+    oracle = Oracle("3.6", binary=binary)
+    d = Dialect(oracle)
     found = 0
     for g in generate(300, 707, oracle=oracle, families=["shared"]):
         for op in g.prog.ops:
@@ -271,7 +272,7 @@ def test_cuda_error_kind():
 
 
 def _cases(binary, n, seed=4711):
-    return make_cases(n, seed, oracle=Oracle("3.7", binary=binary))
+    return make_cases(n, seed, oracle=Oracle("3.6", binary=binary))
 
 
 def test_fatal_cuda_error_loses_no_case(binary, tmp_path):
@@ -320,7 +321,7 @@ def test_bundle_puts_wrong_cases_first_and_shrinks_from_it(binary, tmp_path):
     fault = json.dumps(
         {"swap": [["register", 0], ["lane", 1]], "when": {"op": "convert", "min_numel": 64}}
     )
-    cases = make_cases(10, 2024, families=["convert"], oracle=Oracle("3.7", binary=binary))
+    cases = make_cases(10, 2024, families=["convert"], oracle=Oracle("3.6", binary=binary))
     out = tmp_path / "run"
     out.mkdir()
     write_cases(str(out / "cases.jsonl.gz"), cases)
@@ -371,7 +372,7 @@ def test_case_files_are_byte_reproducible(binary, tmp_path):
     cases = _cases(binary, 6, seed=99)
     a, b = str(tmp_path / "a.jsonl.gz"), str(tmp_path / "b.jsonl.gz")
     write_cases(a, cases)
-    write_cases(b, make_cases(6, 99, oracle=Oracle("3.7", binary=binary)))
+    write_cases(b, make_cases(6, 99, oracle=Oracle("3.6", binary=binary)))
     assert file_sha256(a) == file_sha256(b)
 
 

@@ -115,7 +115,7 @@ def _worker():
 
 def test_gpu_path_round_trip(binary):
     w = _worker()
-    cases = make_cases(24, 9090, oracle=Oracle("3.7", binary=binary))
+    cases = make_cases(24, 9090, oracle=Oracle("3.6", binary=binary))
     for c in cases:
         prog = case_program(c)
         plan = make_plan(prog, c["id"])
