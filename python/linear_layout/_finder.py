@@ -245,8 +245,10 @@ class TtgirSpelling(Record):
     names one), ``commit_tokens`` (``async_commit_group tokens ...``),
     ``cga`` (``"lists"``: ``CTAsPerCGA``...; ``"bases"``: ``CGALayout``),
     and whether it has each attribute or op that came or went:
-    ``legacy_shared``, ``linear``, ``generic_linear``, ``padded_shared``,
-    ``shared_linear``, ``gather``, ``memdesc_trans``.
+    ``legacy_shared``, ``linear``, ``generic_linear``, ``padded_shared``
+    (``padded_shape``: whether it names its ``shape``; ``padded_lowers``:
+    whether its lowering has a layout for it), ``shared_linear``,
+    ``f8e4m3fn`` (tensors of it), ``gather``, ``memdesc_trans``.
     """
 
     __slots__ = ()
@@ -260,7 +262,10 @@ class TtgirSpelling(Record):
     linear: bool
     generic_linear: bool
     padded_shared: bool
+    padded_shape: bool
+    padded_lowers: bool
     shared_linear: bool
+    f8e4m3fn: bool
     gather: bool
     memdesc_trans: bool
 
@@ -271,7 +276,8 @@ class ReleaseInfo(Record):
     ``name`` (what the finder's functions take), ``minors`` (every
     ``major.minor`` it stands for), ``wheel``, ``wheels``, ``tag``,
     ``dialect``, ``latest`` (the newest release), ``models_multi_cta``
-    (several CTAs a program are modelled) and ``ttgir``
+    (several CTAs a program are modelled), ``gluon_oracle`` (its wheel's
+    Gluon is the oracle of the attribute conversions) and ``ttgir``
     (:class:`TtgirSpelling`).
     """
 
@@ -285,6 +291,7 @@ class ReleaseInfo(Record):
     dialect: str
     latest: bool
     models_multi_cta: bool
+    gluon_oracle: bool
     ttgir: TtgirSpelling
 
 

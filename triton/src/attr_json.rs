@@ -31,7 +31,9 @@
 //! - an `nvmma_shared` whose `rank` is not 2 and that has no CGA says its
 //!   rank with `rank = N` where the CGA is spelled as bases
 //!   ([`Release::spells_cga_as_bases`]), and with a one-CTA CGA of that
-//!   rank where it is spelled as lists.
+//!   rank where it is spelled as lists;
+//! - a `padded_shared` names its `shape` from 3.6
+//!   ([`Release::padded_shared_names_shape`]).
 //!
 //! Parameters Triton leaves out at their default are left out too: an
 //! `amd_mfma`'s `tilesPerWarp` of ones and `elementBitWidth` of 32, an
@@ -387,7 +389,9 @@ impl<'a> Fields<'a> {
 
 /// Whether `name` can follow `#` as an attribute alias (`#L0`, `#mma`).
 fn is_alias_name(name: &str) -> bool {
-    name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    name.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
@@ -476,12 +480,14 @@ fn padded(f: &mut Fields<'_>, release: Release) -> Result<Attr> {
     let form = match (order, offset, shape) {
         (Some(order), None, Some(shape)) if block.is_empty() => print::PaddedForm::Order {
             order: order.into_iter().map(|x| x as usize).collect(),
-            shape,
+            shape: release.padded_shared_names_shape().then_some(shape),
         },
         (None, Some(offset), shape) => {
             match shape.filter(|_| block.is_empty()).and_then(|s| {
-                identity_order(&offset, &s)
-                    .map(|order| print::PaddedForm::Order { order, shape: s })
+                identity_order(&offset, &s).map(|order| print::PaddedForm::Order {
+                    order,
+                    shape: release.padded_shared_names_shape().then_some(s),
+                })
             }) {
                 Some(form) => form,
                 None => print::PaddedForm::Bases { offset, block },
@@ -657,7 +663,11 @@ mod tests {
         let by_order = json!({"kind": "padded_shared", "intervals": [[32, 4], [64, 8]],
                               "order": [1, 0], "shape": [16, 8]});
         let want = "#ttg.padded_shared<[32:+4, 64:+8] {order = [1, 0], shape = [16, 8]}>";
-        assert_eq!(text(by_order, Release::V3_9), want);
+        assert_eq!(text(by_order.clone(), Release::V3_9), want);
+        assert_eq!(
+            text(by_order, Release::V3_5),
+            "#ttg.padded_shared<[32:+4, 64:+8] {order = [1, 0]}>"
+        );
         // the same by its offset bases: dim 1 (3 bits), then dim 0 (4 bits)
         let offset = json!([[0, 1], [0, 2], [0, 4], [1, 0], [2, 0], [4, 0], [8, 0]]);
         let by_bases = json!({"kind": "padded_shared", "intervals": [[32, 4], [64, 8]],
@@ -698,7 +708,8 @@ mod tests {
             text(json!({"kind": "auto_encoding"}), Release::V3_9),
             "#gluon.auto_encoding"
         );
-        let of_alias = json!({"kind": "slice", "dim": 0, "parent": {"kind": "alias", "name": "L0"}});
+        let of_alias =
+            json!({"kind": "slice", "dim": 0, "parent": {"kind": "alias", "name": "L0"}});
         assert_eq!(
             text(of_alias, Release::V3_2),
             "#triton_gpu.slice<{dim = 0, parent = #L0}>"

@@ -219,8 +219,8 @@ pub(crate) enum PaddedForm {
     Order {
         /// Dims from fastest- to slowest-varying.
         order: Vec<usize>,
-        /// The buffer's shape.
-        shape: Vec<u64>,
+        /// The buffer's shape, where the release names it.
+        shape: Option<Vec<u64>>,
     },
     /// Explicit `offset` (and `block`) bases.
     Bases {
@@ -235,9 +235,10 @@ pub(crate) enum PaddedForm {
 pub(crate) fn padded_shared(dialect: &str, pairs: &[(u64, u64)], form: &PaddedForm) -> String {
     let pairs: Vec<String> = pairs.iter().map(|(i, p)| format!("{i}:+{p}")).collect();
     let body = match form {
-        PaddedForm::Order { order, shape } => {
-            format!("order = {}, shape = {}", index_list(order), list(shape))
-        }
+        PaddedForm::Order { order, shape } => match shape {
+            Some(shape) => format!("order = {}, shape = {}", index_list(order), list(shape)),
+            None => format!("order = {}", index_list(order)),
+        },
         PaddedForm::Bases { offset, block } => {
             format!("offset = {}, block = {}", bases(offset), bases(block))
         }

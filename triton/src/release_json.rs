@@ -9,7 +9,8 @@ use serde_json::{Value, json};
 impl ReleaseInfo {
     /// This row as JSON: the table's fields (`name`, `minors`, `wheel`,
     /// `wheels`, `tag`, `dialect`), `latest` (whether it is the newest),
-    /// `models_multi_cta` ([`Release::models_multi_cta`]) and `ttgir`, how
+    /// `models_multi_cta` ([`Release::models_multi_cta`]), `gluon_oracle`
+    /// ([`Release::has_gluon_layout_oracle`]) and `ttgir`, how
     /// the release spells TTGIR beyond its layout attributes (which
     /// [`crate::print_attr`] prints): `dialect`, `nvidia_dialect`,
     /// `memdesc_dialect`, `memory_space` (whether a memdesc names one),
@@ -17,7 +18,10 @@ impl ReleaseInfo {
     /// `"bases"`), and which of the attributes and ops that came and went
     /// it has: `legacy_shared` (`shared` with `hasLeadingOffset`, not
     /// `swizzled_shared` / `nvmma_shared`), `linear`, `generic_linear`,
-    /// `padded_shared`, `shared_linear`, `gather`, `memdesc_trans`.
+    /// `padded_shared` (`padded_shape`: whether it names its shape;
+    /// `padded_lowers`: whether its lowering has a layout for it),
+    /// `shared_linear`, `f8e4m3fn` (tensors of it), `gather`,
+    /// `memdesc_trans`.
     pub fn to_json(&self) -> Value {
         let r = self.release;
         json!({
@@ -29,6 +33,7 @@ impl ReleaseInfo {
             "dialect": self.dialect,
             "latest": r == Release::LATEST,
             "models_multi_cta": r.models_multi_cta(),
+            "gluon_oracle": r.has_gluon_layout_oracle(),
             "ttgir": {
                 "dialect": r.dialect(),
                 "nvidia_dialect": r.nvidia_dialect(),
@@ -39,8 +44,11 @@ impl ReleaseInfo {
                 "legacy_shared": r.has_legacy_shared_layouts(),
                 "linear": r.has_linear_attr(),
                 "generic_linear": r.has_generic_linear(),
-                "padded_shared": r.has_padded_and_linear_shared(),
-                "shared_linear": r.has_padded_and_linear_shared(),
+                "padded_shared": r.has_padded_shared(),
+                "padded_shape": r.padded_shared_names_shape(),
+                "padded_lowers": r.lowers_padded_shared(),
+                "shared_linear": r.has_shared_linear(),
+                "f8e4m3fn": r.has_f8e4m3fn_tensors(),
                 "gather": r.has_gather_and_memdesc_trans(),
                 "memdesc_trans": r.has_gather_and_memdesc_trans(),
             },

@@ -6,8 +6,8 @@ use linear_layout_triton::{RELEASES, Release, releases_json};
 #[derive(Args)]
 pub struct ReleasesArgs {
     /// Print the table as JSON: {"releases": [{"name", "minors", "wheel",
-    /// "wheels", "tag", "dialect", "latest", "models_multi_cta", "ttgir":
-    /// {...}}, ...]}, oldest first.
+    /// "wheels", "tag", "dialect", "latest", "models_multi_cta",
+    /// "gluon_oracle", "ttgir": {...}}, ...]}, oldest first.
     #[arg(long, conflicts_with = "wheels")]
     json: bool,
     /// Print the wheel of each release on one line, separated by spaces,

@@ -42,7 +42,9 @@ pub(crate) fn sites(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 /// checked), ``tag`` (the git tag sources are cited from), ``dialect``
 /// (``"triton_gpu"`` or ``"ttg"``, the TTGIR spelling it prints),
 /// ``latest`` (whether it is the newest), ``models_multi_cta`` (whether its
-/// lowering of several CTAs a program is modelled) and ``ttgir`` (how it
+/// lowering of several CTAs a program is modelled), ``gluon_oracle``
+/// (whether its wheel's Gluon checks the attribute conversions) and
+/// ``ttgir`` (how it
 /// spells TTGIR: dialects, memdesc types, CGA spelling, and which
 /// attributes and ops it has).
 ///
