@@ -7,8 +7,9 @@
 # missing: nothing is skipped.
 #
 #   1. the wheel: `pip wheel ./python` (the PEP 517 build `pip install
-#      ./python` runs); its contents (no conformance campaign data, the
-#      conformance modules, py.typed) and the sdist's;
+#      ./python` runs); its contents (the package, py.typed, the native
+#      extension; not the conformance fuzzer, a package of its own) and the
+#      sdist's;
 #   2. a fresh venv with the wheel, pytest, ruff and mypy (pinned); the
 #      package imports there without numpy, torch or triton;
 #   3. ruff: format check and lint, over python/;
@@ -29,7 +30,7 @@
 #      aborts (3.1, 3.2) and one that raises (3.3 on); every release runs the
 #      guard and prune tests, contained.
 #
-# The tests in python/tests/conformance/ have their own runner.
+# The conformance fuzzer (conformance/) has its own runner, conformance/run_cpu.sh.
 #
 # Environment: PYTHON (default python3) makes the venvs; LINEAR_LAYOUT_SEED
 # replays a side-by-side batch and the draw of step 7's containment releases
@@ -79,17 +80,16 @@ import sys, tarfile, zipfile
 wheel = zipfile.ZipFile(sys.argv[1]).namelist()
 sdist = tarfile.open(sys.argv[2]).getnames()
 for name, files in (("wheel", wheel), ("sdist", sdist)):
-    campaign = [f for f in files if "/conformance/campaign" in f]
-    if campaign:
-        sys.exit(f"ci: the {name} holds conformance campaign data: {campaign[:3]}")
+    fuzzer = [f for f in files if "conformance" in f]
+    if fuzzer:
+        sys.exit(f"ci: the {name} holds the conformance fuzzer (a package of its own): {fuzzer[:3]}")
     for needed in ("linear_layout/__init__.py", "linear_layout/_finder.py",
-                   "linear_layout/triton/__init__.py", "linear_layout/conformance/__init__.py",
-                   "linear_layout/py.typed"):
+                   "linear_layout/triton/__init__.py", "linear_layout/py.typed"):
         if not any(f.endswith(needed) for f in files):
             sys.exit(f"ci: the {name} lacks {needed}")
 if not any(f.startswith("linear_layout/_native") for f in wheel):
     sys.exit("ci: the wheel has no native extension")
-print(f"ci: wheel {len(wheel)} files, sdist {len(sdist)} files: no campaign data")
+print(f"ci: wheel {len(wheel)} files, sdist {len(sdist)} files, no conformance fuzzer")
 EOF
 
 step "install the wheel; import without numpy, torch, triton"
@@ -100,7 +100,7 @@ import importlib.util, sys
 present = [m for m in ("numpy", "torch", "triton") if importlib.util.find_spec(m)]
 if present:
     sys.exit(f"ci: the fresh venv has {present}: the import check would prove nothing")
-import linear_layout, linear_layout.triton, linear_layout.conformance  # noqa: E401
+import linear_layout, linear_layout.triton  # noqa: E401
 
 assert "site-packages" in linear_layout.__file__, linear_layout.__file__
 print("ci: imports without optional deps:", linear_layout.__version__)

@@ -3,27 +3,36 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-PKG_DIR = os.path.join(REPO, "python", "linear_layout", "conformance")
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+PKG_DIR = os.path.join(REPO, "conformance", "linear_layout_conformance")
 
-if "llconformance" not in sys.modules:
-    _spec = importlib.util.spec_from_file_location(
-        "llconformance", os.path.join(PKG_DIR, "__init__.py"), submodule_search_locations=[PKG_DIR]
-    )
-    assert _spec is not None
-    assert _spec.loader is not None
-    _mod = importlib.util.module_from_spec(_spec)
-    sys.modules["llconformance"] = _mod
-    _spec.loader.exec_module(_mod)
+# The package as it is in this checkout (as the worker processes import it),
+# whether or not it is installed.
+sys.path.insert(0, os.path.dirname(PKG_DIR))
 
 _PYTHONS: dict[str, str] = {}
+
+
+def default_binary() -> str:
+    """Our CLI binary (the layout oracle): ``$LINEAR_LAYOUT_BIN`` or target/release."""
+    return os.environ.get("LINEAR_LAYOUT_BIN") or os.path.join(
+        REPO, "target", "release", "linear-layout"
+    )
+
+
+def release_rows() -> list[dict[str, Any]]:
+    """The crate's release table (for parametrizing by release at collection)."""
+    from linear_layout_conformance.oracle import release_table
+
+    return list(release_table(default_binary()))
 
 
 def venv_python(version: str) -> str:

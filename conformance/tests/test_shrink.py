@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from llconformance.cases import make_cases, make_record
-from llconformance.oracle import Oracle
-from llconformance.program import build
-from llconformance.shrink import reproducer, same_failure, shrink, size
+from linear_layout_conformance.cases import make_cases, make_record
+from linear_layout_conformance.oracle import Oracle
+from linear_layout_conformance.program import build
+from linear_layout_conformance.shrink import reproducer, same_failure, shrink, size
 
 
 def _pred(oracle):

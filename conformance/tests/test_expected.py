@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import pytest
-from llconformance import ll as llmod
-from llconformance.cases import make_cases
-from llconformance.oracle import Oracle
-from llconformance.plan import make_plan
-from llconformance.program import InvalidCaseError, Program, Value, interpret, transpose_flat
-from llconformance.selfcheck import selfcheck
-from llconformance.worker import case_program
+
+from linear_layout_conformance import ll as llmod
+from linear_layout_conformance.cases import make_cases
+from linear_layout_conformance.oracle import Oracle
+from linear_layout_conformance.plan import make_plan
+from linear_layout_conformance.program import (
+    InvalidCaseError,
+    Program,
+    Value,
+    interpret,
+    transpose_flat,
+)
+from linear_layout_conformance.selfcheck import selfcheck
+from linear_layout_conformance.worker import case_program
 
 
 def test_selfcheck_fresh_sample(binary, fresh_seed):

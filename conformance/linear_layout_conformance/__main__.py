@@ -1,4 +1,4 @@
-"""Command line: ``python -m linear_layout.conformance [run|generate|shrink|replay] ...``.
+"""Command line: ``python -m linear_layout_conformance [run|generate|shrink|replay] ...``.
 
 ``run`` (the default)
     generate ``--count`` cases of ``--seed`` (or read ``--cases FILE``),
@@ -16,8 +16,9 @@
     make the pre-generated case files of ``campaign/`` (not in git) from
     ``campaign/MANIFEST.json``, or check them (see :mod:`.manifest`).
 
-Also runs as a plain script (``python .../conformance/__main__.py``), for
-machines where the parent package's native extension is not built.
+Also runs as a plain script (``python .../linear_layout_conformance/__main__.py``),
+for machines where the package is not installed (the GPU machine: a Triton
+venv with torch).
 """
 
 from __future__ import annotations
@@ -26,20 +27,11 @@ import argparse
 import os
 import sys
 
-if __package__ in (None, ""):  # run as a script: load this directory as a package
-    import importlib.util
-
+if __package__ in (None, ""):  # run as a script: import the package from its parent directory
     _here = os.path.dirname(os.path.abspath(__file__))
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
-    _spec = importlib.util.spec_from_file_location(
-        "llconformance", os.path.join(_here, "__init__.py"), submodule_search_locations=[_here]
-    )
-    assert _spec is not None
-    assert _spec.loader is not None
-    _mod = importlib.util.module_from_spec(_spec)
-    sys.modules["llconformance"] = _mod
-    _spec.loader.exec_module(_mod)
-    __package__ = "llconformance"
+    sys.path.insert(0, os.path.dirname(_here))
+    __package__ = "linear_layout_conformance"
 
 from .generate import FAMILIES
 
@@ -202,7 +194,7 @@ def cmd_campaign(args: argparse.Namespace) -> int:
 def parser() -> argparse.ArgumentParser:
     """Return the argument parser of every subcommand."""
     ap = argparse.ArgumentParser(
-        prog="python -m linear_layout.conformance",
+        prog="python -m linear_layout_conformance",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -21,10 +21,11 @@ import subprocess
 
 import pytest
 from cfhelpers import PKG_DIR, venv_python
-from llconformance.oracle import Oracle
-from llconformance.program import InvalidCaseError, build
-from llconformance.ptxemu import PtxError, run_ptx
-from llconformance.workaround import (
+
+from linear_layout_conformance.oracle import Oracle
+from linear_layout_conformance.program import InvalidCaseError, build
+from linear_layout_conformance.ptxemu import PtxError, run_ptx
+from linear_layout_conformance.workaround import (
     fence_after_wgmma,
     keep_wgmma_operands,
     swizzled_shared,
@@ -241,7 +242,7 @@ def test_the_recorded_h100_results_replay():
     (outputs kept where under 40 kB): every verdict follows from what was recorded."""
     from collections import Counter
 
-    from llconformance.replay import replay_record
+    from linear_layout_conformance.replay import replay_record
 
     with gzip.open(RERUN, "rt") as f:
         rows = [json.loads(x) for x in f]
@@ -296,7 +297,7 @@ def test_known_families_name_the_recorded_kernels():
     fixed by keep-wgmma-operands, the 8-bit conversions, and the shared_linear XOR rest."""
     from collections import Counter
 
-    from llconformance.families import known_family
+    from linear_layout_conformance.families import known_family
 
     with gzip.open(RERUN, "rt") as f:
         rows = [json.loads(x) for x in f]
@@ -311,7 +312,7 @@ def test_known_families_name_the_recorded_kernels():
 
 
 def test_known_families_only_on_the_releases_they_affect():
-    from llconformance.families import known_family
+    from linear_layout_conformance.families import known_family
 
     with gzip.open(RERUN, "rt") as f:
         rows = {json.loads(x)["case"]["id"]: json.loads(x) for x in f}

@@ -7,8 +7,9 @@ import subprocess
 import sys
 
 from cfhelpers import PKG_DIR, REPO
-from llconformance.cases import make_cases
-from llconformance.oracle import Oracle
+
+from linear_layout_conformance.cases import make_cases
+from linear_layout_conformance.oracle import Oracle
 
 
 def test_help_as_script_and_module():

@@ -7,10 +7,11 @@ import json
 import os
 
 from cfhelpers import venv_python
-from llconformance.cases import make_cases
-from llconformance.oracle import Oracle
-from llconformance.replay import main as replay_main
-from llconformance.runner import run_cases, write_cases
+
+from linear_layout_conformance.cases import make_cases
+from linear_layout_conformance.oracle import Oracle
+from linear_layout_conformance.replay import main as replay_main
+from linear_layout_conformance.runner import run_cases, write_cases
 
 FAULT = json.dumps(
     {"swap": [["register", 0], ["lane", 1]], "when": {"op": "convert", "min_numel": 64}}
@@ -44,7 +45,7 @@ def test_replay_consistent_then_tampered(binary, fresh_seed, jobs, tmp_path):
 
 def test_bundle_then_replay(binary, jobs, tmp_path):
     """The few files a GPU machine sends back are enough to replay."""
-    from llconformance.bundle import bundle
+    from linear_layout_conformance.bundle import bundle
 
     cases = make_cases(8, 31337, oracle=Oracle("3.6", binary=binary))
     out = str(tmp_path / "run")

@@ -149,6 +149,8 @@ class _Builder:
     def tensor(self, shape: Sequence[int], dtype: str, spec: Spec, ll: Layout | None = None) -> str:
         if any(not _pow2(s) for s in shape):
             raise InvalidCaseError(f"shape {list(shape)} is not powers of two")
+        if dtype == "f8e4" and not self.dialect.has("f8e4"):
+            raise InvalidCaseError("this release has no f8E4M3FN tensors")
         lay = ll if ll is not None else self.ll(spec, shape, dtype)
         v = Value(list(shape), dtype, spec, lay)
         self.check_regs(v)

@@ -38,25 +38,19 @@ PASSING = {"pass", "compiled"}
 ADDRESS_SPACE = 6 << 30  # compile-only workers: bound runaway allocations
 
 
-def bootstrap(entry: str, name: str = "llconformance") -> str:
+def bootstrap(entry: str) -> str:
     """Return Python code that runs ``entry`` of this package (``module:function``).
 
-    The code imports this package under ``name`` straight from its directory
-    and calls ``entry`` with ``sys.argv[1:]``.
-
-    Neither the parent package (whose native extension may be missing) nor
-    its directory is imported or put on ``sys.path`` (it has a ``triton``
-    subpackage that would hide the real Triton).
+    The code imports this package from the directory that holds it (a
+    Triton venv need not have it installed) and calls ``entry`` with
+    ``sys.argv[1:]``.
     """
-    here = os.path.dirname(os.path.abspath(__file__))
+    parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     mod, fn = entry.split(":")
-    init = os.path.join(here, "__init__.py")
     return (
-        "import importlib.util, sys; sys.dont_write_bytecode = True; "
-        f"s = importlib.util.spec_from_file_location({name!r}, {init!r}, "
-        f"submodule_search_locations=[{here!r}]); m = importlib.util.module_from_spec(s); "
-        f"sys.modules[{name!r}] = m; s.loader.exec_module(m); "
-        f"from {name}.{mod} import {fn}; sys.exit({fn}(sys.argv[1:]))"
+        "import sys; sys.dont_write_bytecode = True; "
+        f"sys.path.insert(0, {parent!r}); "
+        f"from {__package__}.{mod} import {fn}; sys.exit({fn}(sys.argv[1:]))"
     )
 
 

@@ -6,7 +6,7 @@ import itertools
 import math
 import struct
 
-from llconformance import data
+from linear_layout_conformance import data
 
 
 def test_digits_round_trip():

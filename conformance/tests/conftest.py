@@ -1,8 +1,8 @@
 """Fixtures of the conformance fuzzer's CPU tests.
 
-The package is loaded straight from its directory under the name
-``llconformance`` (as the worker processes load it, see ``cfhelpers``), so
-the tests need neither the native extension of ``linear_layout`` nor torch.
+The package is imported from this checkout (as the worker processes import
+it, see ``cfhelpers``); the tests need neither the ``linear_layout``
+extension (the CLI binary answers instead) nor torch.
 The compile tests need the Triton wheels (through ``tests/oracle/venv.sh``,
 which makes the venvs once) and our CLI binary (``cargo build --release``);
 they fail, not skip, without them.
@@ -14,15 +14,13 @@ import os
 import time
 
 import pytest
-from cfhelpers import REPO
+from cfhelpers import default_binary
 
 
 @pytest.fixture(scope="session")
 def binary() -> str:
     """Our CLI binary (the layout oracle)."""
-    path = os.environ.get("LINEAR_LAYOUT_BIN") or os.path.join(
-        REPO, "target", "release", "linear-layout"
-    )
+    path = default_binary()
     if not os.access(path, os.X_OK):
         pytest.fail(f"{path} missing: run `cargo build --release` first")
     os.environ["LINEAR_LAYOUT_BIN"] = path

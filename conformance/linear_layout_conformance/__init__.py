@@ -7,8 +7,8 @@ and classifies what comes back: wrong values (with the map of which element
 went where, named over thread and register bits where it is linear),
 illegal memory accesses, hangs and compile failures.  ``shrink`` reduces a
 failing case and writes a standalone reproducer; ``replay`` re-checks
-recorded results without a GPU.  See ``python -m linear_layout.conformance
---help`` and ``README.md`` in this directory.
+recorded results without a GPU.  See ``python -m linear_layout_conformance
+--help`` and ``conformance/README.md``.
 """
 
 __all__ = ["__version__"]

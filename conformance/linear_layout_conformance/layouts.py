@@ -139,11 +139,12 @@ class Dialect:
         has = {
             "linear": t["linear"],
             "nvmma": not t["legacy_shared"],
-            "padded": t["padded_shared"],
+            # 3.5 reads padded_shared but cannot lower it
+            "padded": t["padded_shared"] and t["padded_lowers"],
             "shared_linear": t["shared_linear"],
             "gather": t["gather"],
             "memdesc_trans": t["memdesc_trans"],
-            "fp8": True,
+            "f8e4": t["f8e4m3fn"],
         }
         return bool(has[feature])
 

@@ -37,7 +37,7 @@ MANIFEST = os.path.join(CAMPAIGN, "MANIFEST.json")
 ABOUT = (
     "Pre-generated conformance cases: TTGIR for Triton {triton}, sm{cap}, printed and laid "
     "out by our crate for that release. Not in git: make them with `python "
-    "python/linear_layout/conformance/__main__.py campaign` (deterministic; about a minute)."
+    "conformance/linear_layout_conformance/__main__.py campaign` (deterministic; about a minute)."
 )
 
 

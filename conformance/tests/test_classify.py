@@ -5,12 +5,13 @@ from __future__ import annotations
 import random
 
 import pytest
-from llconformance.cases import make_record
-from llconformance.classify import AffineFit, check, fit_pairs
-from llconformance.fault import simulated_outputs
-from llconformance.oracle import Oracle
-from llconformance.plan import make_plan
-from llconformance.worker import case_program
+
+from linear_layout_conformance.cases import make_record
+from linear_layout_conformance.classify import AffineFit, check, fit_pairs
+from linear_layout_conformance.fault import simulated_outputs
+from linear_layout_conformance.oracle import Oracle
+from linear_layout_conformance.plan import make_plan
+from linear_layout_conformance.worker import case_program
 
 BLOCKED = {"kind": "blocked", "spt": [1, 4], "tpw": [8, 4], "wpc": [4, 1], "order": [1, 0]}
 MMA = {"kind": "mma", "version": 2, "wpc": [2, 2], "instr": [16, 8]}

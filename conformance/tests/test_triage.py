@@ -18,15 +18,16 @@ import subprocess
 
 import pytest
 from cfhelpers import PKG_DIR, venv_python
-from llconformance.bundle import bundle
-from llconformance.cases import make_cases
-from llconformance.generate import generate
-from llconformance.layouts import BITS, Dialect, draw_shared
-from llconformance.manifest import MANIFEST, file_sha256, make_file, read_manifest
-from llconformance.oracle import Oracle, build_with
-from llconformance.program import InvalidCaseError, build, padded_min_padding
-from llconformance.runner import run_cases, write_cases
-from llconformance.worker import cuda_error_kind
+
+from linear_layout_conformance.bundle import bundle
+from linear_layout_conformance.cases import make_cases
+from linear_layout_conformance.generate import generate
+from linear_layout_conformance.layouts import BITS, Dialect, draw_shared
+from linear_layout_conformance.manifest import MANIFEST, file_sha256, make_file, read_manifest
+from linear_layout_conformance.oracle import Oracle, build_with
+from linear_layout_conformance.program import InvalidCaseError, build, padded_min_padding
+from linear_layout_conformance.runner import run_cases, write_cases
+from linear_layout_conformance.worker import cuda_error_kind
 
 # Compiles TTGIR modules (JSON list on stdin) for sm90; prints per module the number of
 # wgmma instructions and of those issued after a shared memory store with no

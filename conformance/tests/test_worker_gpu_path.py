@@ -7,13 +7,13 @@ from __future__ import annotations
 import itertools
 from typing import ClassVar
 
-from llconformance.cases import make_cases
-from llconformance.classify import check
-from llconformance.data import decode_value, encode_value
-from llconformance.oracle import Oracle
-from llconformance.plan import make_plan
-from llconformance.program import interpret
-from llconformance.worker import GUARD, Worker, case_program
+from linear_layout_conformance.cases import make_cases
+from linear_layout_conformance.classify import check
+from linear_layout_conformance.data import decode_value, encode_value
+from linear_layout_conformance.oracle import Oracle
+from linear_layout_conformance.plan import make_plan
+from linear_layout_conformance.program import interpret
+from linear_layout_conformance.worker import GUARD, Worker, case_program
 
 
 class FakeDtype:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU conformance campaign, run from the repository root on the GPU machine:
 #
-#   bash python/linear_layout/conformance/device_run.sh SET [extra run options]
+#   bash conformance/linear_layout_conformance/device_run.sh SET [extra run options]
 #
 # SET is one of
 #   smoke    the 400 cases of campaign/cases-smoke.jsonl.gz, 120 s budget: checks that
@@ -16,8 +16,8 @@
 #
 # Needs only python3 with triton (3.6.0) and torch with CUDA: the cases were generated and
 # laid out by our crate beforehand. The case files are not in git (campaign/.gitignore):
-# make them with `python3 python/linear_layout/conformance/__main__.py campaign` and carry
-# python/linear_layout/conformance/campaign. The run writes to ${CONFORMANCE_WORK:-/tmp/conformance}/SET
+# make them with `python3 conformance/linear_layout_conformance/__main__.py campaign` and carry
+# conformance/linear_layout_conformance/campaign. The run writes to ${CONFORMANCE_WORK:-/tmp/conformance}/SET
 # and then packs it into 4 files in $OUT (or target/conformance-device/):
 # conformance-SET-results.jsonl.gz, -failures.jsonl.gz, -summary.txt, -logs.txt.gz
 # ($OUT returns at most 8 files: two sets fit in one call, e.g. `... a && ... b`).
@@ -25,7 +25,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here/../../.." && pwd)
+repo=$(cd "$here/../.." && pwd)
 py=${PYTHON:-python3}
 jobs=${JOBS:-$(nproc)}
 work=${CONFORMANCE_WORK:-/tmp/conformance}
@@ -76,7 +76,7 @@ case $set_name in
   *) cases=$set_name; budget=${MAX_SECONDS:-420}; set_name=$(basename "$set_name" | sed 's/\..*//') ;;
 esac
 [ -f "$cases" ] || {
-  echo "device_run: no case file $cases: make it with \`python3 python/linear_layout/conformance/__main__.py campaign\` and carry python/linear_layout/conformance/campaign" >&2
+  echo "device_run: no case file $cases: make it with \`python3 conformance/linear_layout_conformance/__main__.py campaign\` and carry conformance/linear_layout_conformance/campaign" >&2
   exit 2
 }
 case $set_name in
