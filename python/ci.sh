@@ -18,17 +18,19 @@
 #      (linear_layout/_native.pyi) against the built extension;
 #   5. pytest python/tests/test_*.py, all but the tests marked `triton`,
 #      against the installed wheel (README examples and docstrings included);
-#   6. the side-by-side test against triton==3.9.0, in a throwaway venv that
-#      sees the oracle venv's site-packages through a .pth file (the oracle
-#      venvs are shared and left untouched);
+#   6. the side-by-side test against the newest release's wheel (the
+#      release table's: linear_layout.releases() of the wheel built), in a
+#      throwaway venv that sees the oracle venv's site-packages through a
+#      .pth file (the oracle venvs are shared and left untouched);
 #   7. the linear_layout.triton suite (guard, containment, prune, release,
 #      README's autotune example) with the wheel, under each Triton release
-#      of $LLT_RELEASES (default 3.1.0 3.2.0 3.3.1 3.4.0 3.9.0):
-#      python/tests/llt/run_all.sh --wheel. The containment suite's autotune
-#      through every kind of failure (test_contain.py, about a minute a
-#      release) runs under two of them drawn by $LINEAR_LAYOUT_SEED: one that
-#      aborts (3.1, 3.2) and one that raises (3.3 on); every release runs the
-#      guard and prune tests, contained.
+#      of $LLT_RELEASES (default: CI's every-run sample of the release
+#      table, .ci/releases.sh): python/tests/llt/run_all.sh --wheel. The
+#      containment suite's autotune through every kind of failure
+#      (test_contain.py, about a minute a release) runs under two of them
+#      drawn by $LINEAR_LAYOUT_SEED: one whose failed assertions abort the
+#      process and one whose raise (the table's `catches_crashes`); every
+#      release runs the guard and prune tests, contained.
 #
 # The conformance fuzzer (conformance/) has its own runner, conformance/run_cpu.sh.
 #
@@ -123,28 +125,35 @@ step "pytest tests/test_*.py (-m 'not triton')"
 # sys.path and import the source tree's linear_layout, not the installed one.
 (cd "$here" && "$work/venv/bin/pytest" -p no:cacheprovider -q -m "not triton" tests/test_*.py)
 
-step "triton 3.9.0 oracle environment"
-oracle_py=$(bash "$repo/tests/oracle/venv.sh" 3.9.0) || fail "no triton==3.9.0 venv"
+# The release table of the wheel built.
+# shellcheck source=../.ci/releases.sh
+source "$repo/.ci/releases.sh"
+table=$(cd "$work" && "$venv_py" -c 'import json, linear_layout as ll
+print(json.dumps({"releases": [r.to_dict() for r in ll.releases()]}))') || fail "no release table"
+load_releases "$table" || fail "cannot read the release table"
+
+step "triton $newest oracle environment"
+oracle_py=$(bash "$repo/tests/oracle/venv.sh" "$newest") || fail "no triton==$newest venv"
 oracle_site=$("$oracle_py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 "$oracle_py" -m venv "$work/triton"
 triton_py=$work/triton/bin/python
 overlay_site=$("$triton_py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-echo "$oracle_site" >"$overlay_site/triton-3.9.0-oracle.pth"
+echo "$oracle_site" >"$overlay_site/triton-$newest-oracle.pth"
 quiet_pip "$triton_py" -m pip install --no-deps "$wheel"
 quiet_pip "$triton_py" -m pip install pytest
 (cd "$work" && "$triton_py" -c 'import triton, linear_layout; print("ci: triton", triton.__version__, "with linear_layout", linear_layout.__version__)')
 
-step "side-by-side test against triton 3.9.0"
+step "side-by-side test against triton $newest"
 # `python -m pytest` from the scratch directory, so that the source tree is
 # not on sys.path.
 (cd "$work" && "$triton_py" -m pytest -p no:cacheprovider -q "$here/tests/test_triton_side_by_side.py")
 
-read -r -a llt_releases <<<"${LLT_RELEASES:-3.1.0 3.2.0 3.3.1 3.4.0 3.9.0}"
+read -r -a llt_releases <<<"${LLT_RELEASES:-${every_run[*]}}"
 if [ -z "${LLT_CONTAIN_RELEASES:-}" ]; then
   seed=${LINEAR_LAYOUT_SEED:-$((RANDOM * 32768 + RANDOM))}
   aborting=() raising=()
   for v in "${llt_releases[@]}"; do
-    case $v in 3.1.*|3.2.*) aborting+=("$v") ;; *) raising+=("$v") ;; esac
+    if [[ " ${aborts[*]} " == *" $v "* ]]; then aborting+=("$v"); else raising+=("$v"); fi
   done
   LLT_CONTAIN_RELEASES=""
   [ ${#aborting[@]} -gt 0 ] && LLT_CONTAIN_RELEASES+="${aborting[$((seed % ${#aborting[@]}))]} "

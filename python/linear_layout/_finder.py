@@ -277,8 +277,9 @@ class ReleaseInfo(Record):
     ``major.minor`` it stands for), ``wheel``, ``wheels``, ``tag``,
     ``dialect``, ``latest`` (the newest release), ``models_multi_cta``
     (several CTAs a program are modelled), ``gluon_oracle`` (its wheel's
-    Gluon is the oracle of the attribute conversions) and ``ttgir``
-    (:class:`TtgirSpelling`).
+    Gluon is the oracle of the attribute conversions), ``catches_crashes``
+    (a failed assertion raises instead of killing the process) and
+    ``ttgir`` (:class:`TtgirSpelling`).
     """
 
     __slots__ = ()
@@ -292,6 +293,7 @@ class ReleaseInfo(Record):
     latest: bool
     models_multi_cta: bool
     gluon_oracle: bool
+    catches_crashes: bool
     ttgir: TtgirSpelling
 
 

@@ -10,7 +10,8 @@ impl ReleaseInfo {
     /// This row as JSON: the table's fields (`name`, `minors`, `wheel`,
     /// `wheels`, `tag`, `dialect`), `latest` (whether it is the newest),
     /// `models_multi_cta` ([`Release::models_multi_cta`]), `gluon_oracle`
-    /// ([`Release::has_gluon_layout_oracle`]) and `ttgir`, how
+    /// ([`Release::has_gluon_layout_oracle`]), `catches_crashes`
+    /// ([`Release::catches_crashes`]) and `ttgir`, how
     /// the release spells TTGIR beyond its layout attributes (which
     /// [`crate::print_attr`] prints): `dialect`, `nvidia_dialect`,
     /// `memdesc_dialect`, `memory_space` (whether a memdesc names one),
@@ -34,6 +35,7 @@ impl ReleaseInfo {
             "latest": r == Release::LATEST,
             "models_multi_cta": r.models_multi_cta(),
             "gluon_oracle": r.has_gluon_layout_oracle(),
+            "catches_crashes": r.catches_crashes(),
             "ttgir": {
                 "dialect": r.dialect(),
                 "nvidia_dialect": r.nvidia_dialect(),

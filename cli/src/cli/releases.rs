@@ -7,7 +7,8 @@ use linear_layout_triton::{RELEASES, Release, releases_json};
 pub struct ReleasesArgs {
     /// Print the table as JSON: {"releases": [{"name", "minors", "wheel",
     /// "wheels", "tag", "dialect", "latest", "models_multi_cta",
-    /// "gluon_oracle", "ttgir": {...}}, ...]}, oldest first.
+    /// "gluon_oracle", "catches_crashes", "ttgir": {...}}, ...]}, oldest
+    /// first.
     #[arg(long, conflicts_with = "wheels")]
     json: bool,
     /// Print the wheel of each release on one line, separated by spaces,
