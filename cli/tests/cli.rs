@@ -647,6 +647,36 @@ fn releases_prints_the_table_for_people_and_for_scripts() {
 }
 
 #[test]
+fn the_configuration_flags_are_the_configuration_fields() {
+    let fields = linear_layout_triton::kernel_fields::config_fields();
+    for cmd in ["predict", "shrink", "repro"] {
+        let help = run_ok(&[cmd, "--help"]);
+        let flags: std::collections::BTreeSet<String> = help
+            .split_whitespace()
+            .filter(|w| w.starts_with("--") && w.len() > 2)
+            .map(|w| {
+                w.trim_matches(|c: char| !c.is_alphanumeric() && c != '-')
+                    .to_string()
+            })
+            .collect();
+        for field in fields {
+            let flag = format!("--{}", field.replace('_', "-"));
+            assert!(
+                flags.contains(&flag),
+                "`{cmd} --help` lacks {flag}: {flags:?}"
+            );
+        }
+    }
+    let help = run_ok(&["predict", "--help"]);
+    for field in fields {
+        assert!(
+            help.contains(&format!("\"{field}\"")),
+            "--batch's help lacks {field}"
+        );
+    }
+}
+
+#[test]
 fn print_attr_spells_an_attribute_for_each_release() {
     let nvmma = r#"{"kind": "nvmma_shared", "swizzlingByteWidth": 128, "transposed": false, "elementBitWidth": 16}"#;
     assert_eq!(

@@ -48,6 +48,7 @@ from linear_layout._finder import (
     TtgirSpelling,
 )
 from linear_layout._native import (
+    CONFIG_FIELDS,
     MAX_NESTING,
     MAX_VIEW_BITS,
     LayoutError,
@@ -66,6 +67,7 @@ from linear_layout._native import (
 from linear_layout._records import Record
 
 __all__ = [
+    "CONFIG_FIELDS",
     "MAX_NESTING",
     "MAX_VIEW_BITS",
     "CheckReport",

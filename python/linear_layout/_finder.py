@@ -38,13 +38,13 @@ __all__ = [
 class KernelConfig(Record):
     """A kernel configuration in its JSON form (``predict --batch``'s input).
 
+    Its fields are :data:`~linear_layout.CONFIG_FIELDS` (the crate's):
     ``pattern`` (``dot``, ``chain-a``, ``chain-b``...), block sizes ``m``,
     ``n``, ``k`` (``None`` for a pattern without one) and ``x`` (chain
-    patterns; else ``None``),
-    ``dtype``, ``num_warps``, ``num_stages``, ``arch``, ``triton`` (the
-    release) and, when not 1, ``num_ctas``; for a development build,
-    ``variant``. Any finder function
-    takes one back as its configuration.
+    patterns; else ``None``), ``dtype``, ``num_warps``, ``num_stages``,
+    ``arch``, ``num_ctas`` (left out of the JSON when 1), ``triton`` (the
+    release) and ``variant`` (a development build, else left out). Any
+    finder function takes one back as its configuration.
     """
 
     __slots__ = ()
@@ -58,6 +58,16 @@ class KernelConfig(Record):
     num_stages: int
     arch: str
     triton: str
+
+    @property
+    def num_ctas(self) -> int:
+        """CTAs per program (1 when the JSON leaves it out)."""
+        return self.get("num_ctas", 1)  # type: ignore[no-any-return]
+
+    @property
+    def variant(self) -> str | None:
+        """The development build the configuration is for, or ``None``."""
+        return self.get("variant")  # type: ignore[no-any-return]
 
 
 class Failure(Record):

@@ -14,6 +14,7 @@ from linear_layout._finder import CheckReport, Explanation, Fix, Prediction, Rel
 from linear_layout._records import Record
 
 __all__ = [
+    "CONFIG_FIELDS",
     "MAX_NESTING",
     "MAX_VIEW_BITS",
     "LayoutError",
@@ -31,6 +32,8 @@ __all__ = [
 ]
 
 __version__: str
+#: The fields of a kernel configuration, as the crate's JSON form names them.
+CONFIG_FIELDS: tuple[str, ...]
 MAX_VIEW_BITS: int
 MAX_NESTING: int
 

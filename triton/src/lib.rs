@@ -40,7 +40,9 @@
 //! - [`layout_cvt`]: whether a `convert_layout` between two layouts only
 //!   reorders registers.
 //! - [`finder`]: the lowering models of each release (one file per site),
-//!   `predict`, `search`, `check_ttgir`, shrinking and reproducers.
+//!   `predict`, `search`, `check_ttgir`, shrinking and reproducers;
+//!   [`kernel_fields`]: a configuration's fields as callers give them, with
+//!   the defaults.
 //! - [`explain`]: a crash log in, the failure site out.
 //! - [`report`]: what `search` (and `linear-layout-scan`) found, as one
 //!   model, and its renderers (text, JSON).
@@ -58,6 +60,7 @@ mod error;
 pub mod explain;
 mod failure;
 pub mod finder;
+pub mod kernel_fields;
 pub mod layout_cvt;
 mod parse;
 mod print;
