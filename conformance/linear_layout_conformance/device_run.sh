@@ -49,11 +49,13 @@ if not triton.__version__.startswith("3.6"):
 PY
 
 main=$here/__main__.py
+# Our CLI, when carried: shrink needs it; a run uses it to name the known
+# families that are the crate's miscompile sites (families.py).
+if [ -z "${LINEAR_LAYOUT_BIN:-}" ] && [ -x "$repo/target/release/linear-layout" ]; then
+  export LINEAR_LAYOUT_BIN=$repo/target/release/linear-layout
+fi
 if [ "$set_name" = shrink ]; then
   [ $# -ge 1 ] || { echo "usage: $0 shrink FAILURES [--id ID] [options]" >&2; exit 2; }
-  if [ -z "${LINEAR_LAYOUT_BIN:-}" ] && [ -x "$repo/target/release/linear-layout" ]; then
-    export LINEAR_LAYOUT_BIN=$repo/target/release/linear-layout
-  fi
   if [ -z "${LINEAR_LAYOUT_BIN:-}" ] || ! "$LINEAR_LAYOUT_BIN" --version >/dev/null 2>&1; then
     echo "device_run: shrink needs our CLI: carry target/release/linear-layout (or set LINEAR_LAYOUT_BIN)" >&2
     exit 2

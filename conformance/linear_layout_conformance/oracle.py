@@ -128,6 +128,21 @@ def release_row(release: str, table: Iterable[Row]) -> Row:
     raise ValueError(f"Triton {release} is not a modelled release ({names})")
 
 
+@cache
+def site_table(binary: str | None = None) -> tuple[Row, ...]:
+    """Return the crate's failure sites (``sites --json``'s ``sites``)."""
+    ext = _extension()
+    if ext is not None:
+        return tuple(s.to_dict() for s in ext.sites())
+    p = subprocess.run(
+        [_binary(binary), "sites", "--json"], capture_output=True, text=True, check=False
+    )
+    if p.returncode != 0:
+        raise NoCrateError(f"sites --json failed: {p.stderr.strip()[-500:]}")
+    sites: list[Row] = json.loads(p.stdout)["sites"]
+    return tuple(sites)
+
+
 # ------------------------------------------------------------ printing
 
 

@@ -592,14 +592,14 @@ def write_summary(
             lines.append(f"  {r.get('id')} [{r.get('family')}] {r.get('verdict')}{known}: {msg}")
         fams = Counter(r["known"] for r in bad if r.get("known"))
         if fams:
-            from .families import FAMILIES
+            from .families import note
 
             lines.append("")
             lines.append(
                 f"{sum(fams.values())} of {len(bad)} not passing look like known findings:"
             )
             for name, n in fams.most_common():
-                lines.append(f"  {name}: {n}, see {FAMILIES[name][1]}")
+                lines.append(f"  {name}: {n}, see {note(name)}")
     text = "\n".join(lines) + "\n"
     with open(os.path.join(out, "summary.txt"), "w") as f:
         f.write(text)

@@ -292,7 +292,7 @@ def _ptxas(wheel: str) -> str:
 # ------------------------------------------------------------ known families
 
 
-def test_known_families_name_the_recorded_kernels():
+def test_known_families_name_the_recorded_kernels(binary):
     """The 175 recorded kernels, each to the family its H100 evidence put it in: a case
     fixed by keep-wgmma-operands, the 8-bit conversions, and the shared_linear XOR rest."""
     from collections import Counter
@@ -311,7 +311,18 @@ def test_known_families_name_the_recorded_kernels():
             assert known_family(r["case"]["params"]) == "8bit-convert", r["case"]["id"]
 
 
-def test_known_families_only_on_the_releases_they_affect():
+def test_site_families_take_their_releases_from_the_crate(binary):
+    from linear_layout_conformance.families import SITE_FAMILIES, family_releases
+    from linear_layout_conformance.oracle import site_table
+
+    by_id = {s["id"]: s for s in site_table(binary)}
+    for family, (site, _) in SITE_FAMILIES.items():
+        spans = {r for loc in by_id[site]["locations"] for r in loc["releases"]}
+        assert family_releases(family) == spans, family
+        assert spans, family
+
+
+def test_known_families_only_on_the_releases_they_affect(binary):
     from linear_layout_conformance.families import known_family
 
     with gzip.open(RERUN, "rt") as f:
