@@ -335,14 +335,17 @@ class Oracle:
     def table(self, keys: Iterable[Request] | None = None) -> dict[str, Any]:
         """Return the cached answers (all, or those of ``keys``) as JSON-able data.
 
-        With them go the release's row and the attribute texts the answers
-        are for, so that a build from the table needs no crate.
+        With them go what a build reads of the release's row (name,
+        minors, ``ttgir`` spelling) and the attribute texts the answers are
+        for, so that a build from the table needs no crate.
         """
         ks = list(self.cache.keys() if keys is None else keys)
         used = {a for a, _, _ in ks}
+        # what a build reads of the release's row: its name and spelling
+        release = {k: self.row[k] for k in ("name", "minors", "ttgir")}
         return {
             "triton": self.triton,
-            "release": self.row,
+            "release": release,
             "texts": sorted([k, t] for k, t in self.texts.items() if t in used),
             "answers": [[a, list(s), b, self.cache[(a, tuple(s), b)]] for a, s, b in ks],
         }
