@@ -26,6 +26,7 @@ __all__ = [
     "fix_for",
     "predict",
     "releases",
+    "run_cli",
     "sites",
     "to_linear_layout",
     "ttgir_attr",
