@@ -9,7 +9,7 @@
 #   1. the wheel: `pip wheel ./python` (the PEP 517 build `pip install
 #      ./python` runs); its contents (the package, py.typed, the native
 #      extension; not the conformance fuzzer, a package of its own) and the
-#      sdist's;
+#      sdist's (the workspace's sources; no campaign data);
 #   2. a fresh venv with the wheel, pytest, ruff and mypy (pinned); the
 #      package imports there without numpy, torch or triton;
 #   3. ruff: format check and lint, over python/;
@@ -81,17 +81,20 @@ import sys, tarfile, zipfile
 
 wheel = zipfile.ZipFile(sys.argv[1]).namelist()
 sdist = tarfile.open(sys.argv[2]).getnames()
+fuzzer = [f for f in wheel if "conformance" in f]
+if fuzzer:
+    sys.exit(f"ci: the wheel holds the conformance fuzzer (a package of its own): {fuzzer[:3]}")
 for name, files in (("wheel", wheel), ("sdist", sdist)):
-    fuzzer = [f for f in files if "conformance" in f]
-    if fuzzer:
-        sys.exit(f"ci: the {name} holds the conformance fuzzer (a package of its own): {fuzzer[:3]}")
+    campaign = [f for f in files if "/campaign/cases-" in f]
+    if campaign:
+        sys.exit(f"ci: the {name} holds conformance campaign data: {campaign[:3]}")
     for needed in ("linear_layout/__init__.py", "linear_layout/_finder.py",
                    "linear_layout/triton/__init__.py", "linear_layout/py.typed"):
         if not any(f.endswith(needed) for f in files):
             sys.exit(f"ci: the {name} lacks {needed}")
 if not any(f.startswith("linear_layout/_native") for f in wheel):
     sys.exit("ci: the wheel has no native extension")
-print(f"ci: wheel {len(wheel)} files, sdist {len(sdist)} files, no conformance fuzzer")
+print(f"ci: wheel {len(wheel)} files (no conformance fuzzer), sdist {len(sdist)} files: no campaign data")
 EOF
 
 step "install the wheel; import without numpy, torch, triton"
