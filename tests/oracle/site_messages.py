@@ -34,19 +34,13 @@ import subprocess
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def venv_python(version):
-    out = subprocess.run(["bash", os.path.join(REPO, "tests/oracle/venv.sh"), version],
-                         capture_output=True, text=True)
-    if out.returncode != 0:
-        sys.exit(f"cannot set up triton {version}: {out.stderr.strip()}")
-    return out.stdout.strip()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import venvs  # noqa: E402
 
 
 def wheel_texts(version):
     """(strings of libtriton.so, the text of the wheel's Python sources)."""
-    py = venv_python(version)
+    py = venvs.python(version)
     root = subprocess.run([py, "-c", "import os, triton; print(os.path.dirname(triton.__file__))"],
                           capture_output=True, text=True, check=True).stdout.strip()
     libs = glob.glob(os.path.join(root, "_C", "libtriton*.so"))

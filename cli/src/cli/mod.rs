@@ -8,6 +8,8 @@ mod eval;
 mod explain;
 mod input;
 mod predict;
+mod print_attr;
+mod releases;
 mod repro;
 mod scan;
 mod search;
@@ -43,6 +45,8 @@ enum Command {
     Eval(eval::EvalArgs),
     /// Convert a Triton layout attribute (TTGIR text) to its linear layout.
     Convert(convert::ConvertArgs),
+    /// Print a layout attribute given as JSON the way a release spells it.
+    PrintAttr(print_attr::PrintAttrArgs),
     /// Predict how a Triton release compiles a kernel configuration.
     Predict(predict::PredictArgs),
     /// Search the parameter space for configurations that fail, per site and release.
@@ -57,6 +61,8 @@ enum Command {
     ShrinkTrace(shrink_trace::ShrinkTraceArgs),
     /// List the modelled failure sites: where each release fails, how, what fixed it.
     Sites(sites::SitesArgs),
+    /// List the modelled Triton releases: wheels, tags, TTGIR spelling (`--json` for scripts).
+    Releases(releases::ReleasesArgs),
     /// Your kernel, every release: run each release's front end to TTGIR and check it.
     Scan(Box<scan::ScanArgs>),
     /// Name the failure site of a crash log (an assertion, LLVM ERROR, traceback).
@@ -101,6 +107,7 @@ where
         Command::Show(args) => nothing(show::run(args)),
         Command::Eval(args) => nothing(eval::run(args)),
         Command::Convert(args) => nothing(convert::run(args)),
+        Command::PrintAttr(args) => nothing(print_attr::run(args)),
         Command::Predict(args) => predict::run(args),
         Command::Search(args) => search::run(args),
         Command::Shrink(args) => shrink::run(args),
@@ -108,6 +115,7 @@ where
         Command::CheckTtgir(args) => check_ttgir::run(args),
         Command::ShrinkTrace(args) => shrink_trace::run(args),
         Command::Sites(args) => nothing(sites::run(args)),
+        Command::Releases(args) => nothing(releases::run(args)),
         Command::Scan(args) => scan::run(*args),
         Command::Explain(args) => explain::run(args),
     };
