@@ -18,7 +18,9 @@ repo=$(cd "$here/.." && pwd)
 cd "$repo"
 [ -x target/release/linear-layout ] || cargo build --release
 venv=target/conformance/pytest-venv
-if [ ! -x "$venv/bin/pytest" ] || [ ! -x "$venv/bin/ruff" ]; then
+# (a venv whose interpreter is gone, made by another checkout, is made again)
+if ! "$venv/bin/python" -c '' 2>/dev/null || [ ! -x "$venv/bin/pytest" ] || [ ! -x "$venv/bin/ruff" ]; then
+  rm -rf "$venv"
   python3 -m venv "$venv"
   "$venv/bin/pip" install --disable-pip-version-check -q pytest "ruff==${RUFF_VERSION:-0.17.6}"
 fi
