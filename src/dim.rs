@@ -8,7 +8,17 @@
 //! The names Triton uses in its layouts (`register`, `lane`, `warp`, `block`,
 //! `offset`, `dim0`, …) are interned first, in a fixed order, so they are
 //! available as constants such as [`Dim::REGISTER`].
+//!
+//! Interned names live as long as the process (a `Dim` prints by name, so
+//! its name cannot go away while a handle may exist). Names a program
+//! chooses are few; names read from input are not, so every reader of input
+//! (the text and JSON formats, `eval`, the Python package) interns with
+//! [`Dim::try_new`], which refuses a name longer than [`MAX_NAME_LEN`] bytes
+//! and stops taking new names once [`MAX_NAMES`] are interned: a
+//! long-running `eval` fed fresh names keeps a bounded table and answers
+//! the excess requests with an error instead of growing without end.
 
+use crate::error::LayoutError;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{OnceLock, RwLock};
@@ -19,6 +29,14 @@ use std::sync::{OnceLock, RwLock};
 /// is private: it depends on the order in which names were first seen.
 #[derive(Copy, Clone, PartialEq, Eq, Hash)]
 pub struct Dim(u32);
+
+/// The most distinct names [`Dim::try_new`] lets the process intern (every
+/// name the crate and Triton use, and tens of thousands more).
+pub const MAX_NAMES: usize = 1 << 16;
+
+/// The longest name [`Dim::try_new`] interns, in bytes (Triton's are a few
+/// letters).
+pub const MAX_NAME_LEN: usize = 256;
 
 /// Names interned before any other, so that their handles are known constants.
 const WELL_KNOWN: [&str; 13] = [
@@ -38,7 +56,9 @@ impl Dim {
     /// `offset`: the element offset within a shared-memory buffer.
     pub const OFFSET: Dim = Dim(4);
 
-    /// Interns `name` and returns its handle.
+    /// Interns `name` and returns its handle. For names the program
+    /// chooses; a name read from input goes through [`Dim::try_new`], which
+    /// keeps the table bounded.
     pub fn new(name: &str) -> Dim {
         let table = interner();
         if let Some(&id) = read(table).ids.get(name) {
@@ -48,6 +68,37 @@ impl Dim {
             .write()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         guard.intern(name)
+    }
+
+    /// Interns a name read from input: the handle of a name already
+    /// interned, else a new one while the table holds fewer than
+    /// [`MAX_NAMES`] names. A name longer than [`MAX_NAME_LEN`] bytes, or a
+    /// new name past the limit, is an error (`name_too_long`,
+    /// `too_many_names`).
+    pub fn try_new(name: &str) -> Result<Dim, LayoutError> {
+        if name.len() > MAX_NAME_LEN {
+            return Err(LayoutError::NameTooLong {
+                len: name.len(),
+                max: MAX_NAME_LEN,
+            });
+        }
+        if let Some(d) = Dim::lookup(name) {
+            return Ok(d);
+        }
+        let mut guard = interner()
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if guard.names.len() >= MAX_NAMES && !guard.ids.contains_key(name) {
+            return Err(LayoutError::TooManyNames { max: MAX_NAMES });
+        }
+        Ok(guard.intern(name))
+    }
+
+    /// The handle of `name` if it is interned, without interning it: a
+    /// query about a name never interned (no layout holds it) costs no
+    /// memory.
+    pub fn lookup(name: &str) -> Option<Dim> {
+        read(interner()).ids.get(name).map(|&id| Dim(id))
     }
 
     /// The logical tensor dimension `dim{index}`, as Triton names out-dims.
@@ -144,5 +195,22 @@ mod tests {
         assert_eq!(Dim::standard(12).name(), "dim12");
         assert_eq!(dim("in7"), dim("in7"));
         assert_ne!(dim("in7"), dim("in8"));
+    }
+
+    #[test]
+    fn names_from_input_are_bounded() {
+        assert_eq!(Dim::try_new("lane"), Ok(Dim::LANE));
+        assert_eq!(Dim::lookup("never-interned-name-xyzzy"), None);
+        let long = "x".repeat(MAX_NAME_LEN + 1);
+        assert_eq!(
+            Dim::try_new(&long),
+            Err(LayoutError::NameTooLong {
+                len: MAX_NAME_LEN + 1,
+                max: MAX_NAME_LEN
+            })
+        );
+        assert_eq!(Dim::lookup(&long), None, "a refused name is not interned");
+        let ok = Dim::try_new(&"y".repeat(MAX_NAME_LEN)).unwrap();
+        assert_eq!(ok.name().len(), MAX_NAME_LEN);
     }
 }

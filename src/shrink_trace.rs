@@ -143,12 +143,12 @@ impl Shrinker {
 pub fn json_requests(text: &str) -> Vec<Value> {
     let lines: Vec<Value> = text
         .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|l| crate::eval::parse_strict(l).ok())
         .filter(Value::is_object)
         .collect();
     if lines.is_empty() {
         // Not JSON Lines: the whole text may be one request.
-        return serde_json::from_str(text)
+        return crate::eval::parse_strict(text)
             .into_iter()
             .filter(Value::is_object)
             .collect();
