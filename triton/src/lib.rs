@@ -50,6 +50,7 @@
 pub mod attr;
 mod convert;
 mod error;
+pub mod escape;
 pub mod explain;
 mod failure;
 pub mod finder;
