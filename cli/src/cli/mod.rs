@@ -7,6 +7,7 @@ mod convert;
 mod eval;
 mod explain;
 mod input;
+mod output;
 mod predict;
 mod repro;
 mod scan;
@@ -18,6 +19,7 @@ mod sites;
 mod view;
 
 use clap::{Parser, Subcommand};
+use linear_layout_triton::escape;
 use std::process::ExitCode;
 
 /// Triton's linear layouts: inspect, compute, and check them against Triton.
@@ -28,7 +30,14 @@ use std::process::ExitCode;
     about,
     long_about = None,
     after_help = "Exit status: 0 when nothing fails, 1 when `predict`, `check-ttgir`, `search`, `shrink`, \
-                  `shrink-trace`, `scan` or `explain` found a failure, 2 on bad input or usage."
+                  `shrink-trace`, `scan` or `explain` found a failure, 2 on bad input or usage, 3 when \
+                  the answer is unknown: `explain` cannot place the log, or `check-ttgir` could not \
+                  check some op and found no failure.\n\n\
+                  Hostile input: whatever a command echoes from its input is printed with control \
+                  characters escaped (\\u001b for ESC), so a log or a request cannot drive the \
+                  terminal; inputs are bounded (32 MiB a file, 1 MiB a batch line) and read in time \
+                  linear in their size; JSON with a key given twice is refused; files are written \
+                  atomically and never through a symbolic link."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -64,12 +73,16 @@ enum Command {
 }
 
 /// What a command found, for its exit status: 0 when nothing fails, 1
-/// when a failure was found, 2 for bad input or usage (as clap does).
+/// when a failure was found, 2 for bad input or usage (as clap does), 3
+/// when the command cannot tell.
 pub enum Found {
     /// Nothing fails (or the command checks nothing).
     Nothing,
     /// A failure was found.
     Failures,
+    /// No answer: a log `explain` cannot place, ops `check-ttgir` could not
+    /// check (and no failure among those it could).
+    Unknown,
 }
 
 impl Found {
@@ -81,6 +94,9 @@ impl Found {
 
 /// Bad input or usage.
 const USAGE: u8 = 2;
+
+/// No answer ([`Found::Unknown`]).
+const UNKNOWN: u8 = 3;
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -102,19 +118,31 @@ pub fn main() -> ExitCode {
     match result {
         Ok(Found::Nothing) => ExitCode::SUCCESS,
         Ok(Found::Failures) => ExitCode::FAILURE,
+        Ok(Found::Unknown) => ExitCode::from(UNKNOWN),
         Err(message) => {
-            eprintln!("error: {message}");
+            print_err(&format!("error: {message}\n"));
             ExitCode::from(USAGE)
         }
     }
 }
 
-/// Writes `text` to stdout; a closed pipe (`| head`) ends quietly.
+/// Writes `text` to stderr, control characters escaped (an error message
+/// quotes its input).
+pub fn print_err(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr()
+        .lock()
+        .write_all(escape::controls(text).as_bytes());
+}
+
+/// Writes `text` to stdout with control characters escaped (every
+/// command's text echoes its input somewhere: a log line, a file name, a
+/// dim name); a closed pipe (`| head`) ends quietly.
 pub fn print_out(text: &str) -> Result<(), String> {
     use std::io::Write;
     let mut stdout = std::io::stdout().lock();
     match stdout
-        .write_all(text.as_bytes())
+        .write_all(escape::controls(text).as_bytes())
         .and_then(|()| stdout.flush())
     {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("cannot write: {e}")),

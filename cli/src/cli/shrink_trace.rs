@@ -28,7 +28,7 @@ enum Format {
 }
 
 pub fn run(args: ShrinkTraceArgs) -> Result<super::Found, String> {
-    let bytes = std::fs::read(&args.file).map_err(|e| format!("cannot read {}: {e}", args.file))?;
+    let bytes = super::input::read_file_bytes(&args.file)?;
     let text = std::str::from_utf8(&bytes).ok();
     let json = text.is_some_and(|t| !json_requests(t).is_empty());
     let ops = match args.format {
