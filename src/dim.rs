@@ -13,10 +13,10 @@
 //! its name cannot go away while a handle may exist). Names a program
 //! chooses are few; names read from input are not, so every reader of input
 //! (the text and JSON formats, `eval`, the Python package) interns with
-//! [`Dim::try_new`], which refuses a name longer than [`MAX_NAME_LEN`] bytes
-//! and stops taking new names once [`MAX_NAMES`] are interned: a
-//! long-running `eval` fed fresh names keeps a bounded table and answers
-//! the excess requests with an error instead of growing without end.
+//! [`Dim::try_new`], which stops taking new names once [`MAX_NAMES`] names
+//! or [`MAX_NAME_BYTES`] bytes of names are interned: a long-running `eval`
+//! fed fresh names keeps a bounded table and answers the excess requests
+//! with an error instead of growing without end.
 
 use crate::error::LayoutError;
 use std::collections::HashMap;
@@ -34,9 +34,9 @@ pub struct Dim(u32);
 /// name the crate and Triton use, and tens of thousands more).
 pub const MAX_NAMES: usize = 1 << 16;
 
-/// The longest name [`Dim::try_new`] interns, in bytes (Triton's are a few
-/// letters).
-pub const MAX_NAME_LEN: usize = 256;
+/// The most bytes of names [`Dim::try_new`] lets the process intern
+/// (Triton's names are a few letters each).
+pub const MAX_NAME_BYTES: usize = 8 << 20;
 
 /// Names interned before any other, so that their handles are known constants.
 const WELL_KNOWN: [&str; 13] = [
@@ -72,24 +72,23 @@ impl Dim {
 
     /// Interns a name read from input: the handle of a name already
     /// interned, else a new one while the table holds fewer than
-    /// [`MAX_NAMES`] names. A name longer than [`MAX_NAME_LEN`] bytes, or a
-    /// new name past the limit, is an error (`name_too_long`,
-    /// `too_many_names`).
+    /// [`MAX_NAMES`] names and the name fits in [`MAX_NAME_BYTES`] with
+    /// the others. A new name past the bound is an error
+    /// (`too_many_names`); names already interned are always found.
     pub fn try_new(name: &str) -> Result<Dim, LayoutError> {
-        if name.len() > MAX_NAME_LEN {
-            return Err(LayoutError::NameTooLong {
-                len: name.len(),
-                max: MAX_NAME_LEN,
-            });
-        }
         if let Some(d) = Dim::lookup(name) {
             return Ok(d);
         }
         let mut guard = interner()
             .write()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if guard.names.len() >= MAX_NAMES && !guard.ids.contains_key(name) {
-            return Err(LayoutError::TooManyNames { max: MAX_NAMES });
+        let full = guard.names.len() >= MAX_NAMES
+            || guard.bytes.saturating_add(name.len()) > MAX_NAME_BYTES;
+        if full && !guard.ids.contains_key(name) {
+            return Err(LayoutError::TooManyNames {
+                names: MAX_NAMES,
+                bytes: MAX_NAME_BYTES,
+            });
         }
         Ok(guard.intern(name))
     }
@@ -145,6 +144,8 @@ impl fmt::Debug for Dim {
 struct Interner {
     names: Vec<&'static str>,
     ids: HashMap<&'static str, u32>,
+    /// The bytes of all names.
+    bytes: usize,
 }
 
 impl Interner {
@@ -155,6 +156,7 @@ impl Interner {
         // Names live as long as the process, like MLIR's uniqued attributes.
         let name: &'static str = Box::leak(name.to_owned().into_boxed_str());
         let id = self.names.len() as u32;
+        self.bytes += name.len();
         self.names.push(name);
         self.ids.insert(name, id);
         Dim(id)
@@ -167,6 +169,7 @@ fn interner() -> &'static RwLock<Interner> {
         let mut table = Interner {
             names: Vec::new(),
             ids: HashMap::new(),
+            bytes: 0,
         };
         for name in WELL_KNOWN {
             table.intern(name);
@@ -201,16 +204,16 @@ mod tests {
     fn names_from_input_are_bounded() {
         assert_eq!(Dim::try_new("lane"), Ok(Dim::LANE));
         assert_eq!(Dim::lookup("never-interned-name-xyzzy"), None);
-        let long = "x".repeat(MAX_NAME_LEN + 1);
+        let huge = "x".repeat(MAX_NAME_BYTES + 1);
         assert_eq!(
-            Dim::try_new(&long),
-            Err(LayoutError::NameTooLong {
-                len: MAX_NAME_LEN + 1,
-                max: MAX_NAME_LEN
+            Dim::try_new(&huge),
+            Err(LayoutError::TooManyNames {
+                names: MAX_NAMES,
+                bytes: MAX_NAME_BYTES
             })
         );
-        assert_eq!(Dim::lookup(&long), None, "a refused name is not interned");
-        let ok = Dim::try_new(&"y".repeat(MAX_NAME_LEN)).unwrap();
-        assert_eq!(ok.name().len(), MAX_NAME_LEN);
+        assert_eq!(Dim::lookup(&huge), None, "a refused name is not interned");
+        let long = "y".repeat(4096);
+        assert_eq!(Dim::try_new(&long).unwrap().name(), long);
     }
 }

@@ -362,25 +362,20 @@ pub enum LayoutError {
         /// The operation.
         op: &'static str,
     },
-    /// A dim name longer than [`crate::dim::MAX_NAME_LEN`] bytes, read from
-    /// input.
-    #[error("a dim name of {len} bytes; names are at most {max} bytes")]
-    NameTooLong {
-        /// The name's length in bytes.
-        len: usize,
-        /// The limit.
-        max: usize,
-    },
     /// A new dim name read from input when the process already interns
-    /// [`crate::dim::MAX_NAMES`] names (names live as long as the process).
+    /// [`crate::dim::MAX_NAMES`] names, or the name does not fit in
+    /// [`crate::dim::MAX_NAME_BYTES`] with the others (names live as long
+    /// as the process).
     #[error(
-        "this process already holds {max} distinct dim names, the most it keeps; a new name \
-         is refused (the names a layout uses are few: register, lane, warp, block, offset, \
-         dim0, ...; restart the process to start afresh)"
+        "this process already holds the most dim names it keeps ({names} names, {bytes} bytes \
+         in all); a new name is refused (the names a layout uses are few: register, lane, warp, \
+         block, offset, dim0, ...; restart the process to start afresh)"
     )]
     TooManyNames {
-        /// The limit.
-        max: usize,
+        /// The most names.
+        names: usize,
+        /// The most bytes of names.
+        bytes: usize,
     },
     /// Text that does not parse.
     #[error("{format}: line {line}, column {column}: {message}")]
@@ -424,7 +419,6 @@ impl LayoutError {
             LayoutError::IndexOutOfRange { .. } => "index_out_of_range",
             LayoutError::WrongLength { .. } => "wrong_length",
             LayoutError::DivisionMismatch { .. } => "division_mismatch",
-            LayoutError::NameTooLong { .. } => "name_too_long",
             LayoutError::TooManyNames { .. } => "too_many_names",
             LayoutError::Parse { .. } => "parse",
         }

@@ -65,7 +65,7 @@ pub mod tutorial;
 pub mod utils;
 
 pub use column_action::ColumnAction;
-pub use dim::{Dim, MAX_NAME_LEN, MAX_NAMES, dim};
+pub use dim::{Dim, MAX_NAME_BYTES, MAX_NAMES, dim};
 pub use error::{DimList, DimSizes, LayoutError, Result, Side};
 pub use layout::supremum;
 pub use layout::{Bases, LinearLayout, MAX_BITS, MAX_DIMS};

@@ -4,7 +4,7 @@
 //! never ends. Each is an error naming the key, never a silent misreading.
 
 use linear_layout::eval::{eval_line, parse_strict, typed};
-use linear_layout::{Dim, MAX_DIMS, MAX_NAME_LEN};
+use linear_layout::{Dim, MAX_DIMS, MAX_NAME_BYTES};
 use linear_layout_triton::finder::Config;
 use linear_layout_triton::request::convert_line;
 use serde_json::{Value, json};
@@ -108,15 +108,16 @@ fn wrong_types_and_out_of_range_integers_name_their_key() {
     assert!(message.starts_with("`shape[1]`: invalid type"), "{message}");
 }
 
-/// A dim name longer than any layout needs, and layouts with more dims
-/// than any layout has, are refused before they are interned or built.
+/// A dim name larger than all the names the process keeps, and layouts
+/// with more dims than any layout has, are refused before they are
+/// interned or built.
 #[test]
 fn names_and_dim_lists_are_bounded() {
-    let long = "n".repeat(MAX_NAME_LEN + 1);
+    let long = "n".repeat(MAX_NAME_BYTES + 1);
     let answer = eval_line(
         &json!({"op": "identity_1d", "size": 4, "in_dim": long, "out_dim": "dim0"}).to_string(),
     );
-    assert_eq!(error_of(&answer).0, "name_too_long");
+    assert_eq!(error_of(&answer).0, "too_many_names");
     assert_eq!(
         Dim::lookup(&long),
         None,
