@@ -325,10 +325,11 @@ fn shift_lines(e: linear_layout::LayoutError, start: usize) -> linear_layout::La
 const MAX_ELEMENTS_LOG2: u32 = 30;
 
 /// Why `op` cannot be checked, if it cannot: a type on its line (`types`,
-/// a scan's closing line) whose sizes are not numbers MLIR accepts, a
-/// tensor whose shape is not Triton's (power-of-two dims, at most 2^30
-/// elements), an encoding not defined in the module or not readable, or no
-/// type at all.
+/// a scan's closing line) whose sizes are not numbers MLIR accepts or that
+/// has more dims than a layout may ([`linear_layout::MAX_DIMS`]), a tensor
+/// whose shape is not Triton's (power-of-two dims, at most 2^30 elements),
+/// an encoding not defined in the module or not readable, or no type at
+/// all.
 fn unreadable(op: &Op<'_>, types: &str, defs: &Defs) -> Option<String> {
     let mut any = false;
     for opener in ["tensor<", "memdesc<"] {
@@ -347,6 +348,13 @@ fn unreadable(op: &Op<'_>, types: &str, defs: &Defs) -> Option<String> {
             let shown = clip(body);
             let mut parts: Vec<&str> = body.split('x').collect();
             parts.pop();
+            if parts.len() > linear_layout::MAX_DIMS {
+                return Some(format!(
+                    "`{opener}{shown}`: rank {}, more than the {} dims a layout may have",
+                    parts.len(),
+                    linear_layout::MAX_DIMS
+                ));
+            }
             let mut log2 = 0u32;
             for part in parts {
                 let Some(size) = part
