@@ -564,3 +564,38 @@ fn oversized_files_and_hostile_arguments_are_refused_clearly() {
     assert!(terminal_safe(&err), "{err:?}");
     assert!(err.contains("bad shape `8x\\u001b[2J`"), "{err}");
 }
+
+/// `shrink-trace`: a trace whose lines repeat a key holds no request (it
+/// is not decoded as a binary fuzz input), and a failing request too large
+/// to copy once per candidate is refused, both with exit 2 and the reason.
+#[test]
+fn shrink_trace_refuses_what_it_cannot_shrink_sensibly() {
+    let dir = scratch("shrink");
+    let dup = dir.join("dup.jsonl");
+    std::fs::write(
+        &dup,
+        r#"{"op": "identity_1d", "op": "identity_1d", "size": 3, "in_dim": "lane", "out_dim": "dim0"}"#,
+    )
+    .unwrap();
+    let o = run(&["shrink-trace", dup.to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(err.contains("holds no JSON request (line 1:"), "{err}");
+    assert!(err.contains("duplicate key `op`"), "{err}");
+    // 70 KiB of bases: a failing request (too many input bits)
+    let bases = vec!["[1]"; 20_000].join(",");
+    let big = dir.join("big.jsonl");
+    std::fs::write(
+        &big,
+        format!(r#"{{"op": "is_injective", "a": {{"bases": [["lane", [{bases}]]], "out_dims": [["dim0", 2]]}}}}"#),
+    )
+    .unwrap();
+    let o = run(&["shrink-trace", big.to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("KiB of JSON; shrink-trace shrinks requests of at most 64 KiB"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -53,6 +53,7 @@ fn sizes_no_integer_holds_leave_the_op_unchecked() {
         ("3x8", "powers of two, not 3"),
         ("0x8", "powers of two, not 0"),
         ("65536x32768", "more than 2^30 elements"),
+        (&"1x".repeat(300)[..599], "rank 300, more than the 256 dims"),
     ] {
         let r = report(&module(shape), Release::V3_7).unwrap();
         assert!(r.findings.is_empty(), "{shape}: {:?}", r.findings);

@@ -3,7 +3,9 @@
 //! of range, a name or a dim list no layout needs, a definitions file that
 //! never ends. Each is an error naming the key, never a silent misreading.
 
+use super::memory::peak_during;
 use linear_layout::eval::{eval_line, parse_strict, typed};
+use linear_layout::shrink_trace::Shrinker;
 use linear_layout::{Dim, MAX_DIMS, MAX_NAME_BYTES};
 use linear_layout_triton::finder::Config;
 use linear_layout_triton::request::convert_line;
@@ -171,4 +173,55 @@ fn a_defs_file_that_is_not_a_file_is_refused() {
         assert_eq!(kind, "bad_request", "{path}");
         assert!(message.contains("cannot read defs file"), "{message}");
     }
+}
+
+/// A tensor of thousands of dims (a conversion looks each up by name:
+/// quadratic in the rank) is refused before it is converted.
+#[test]
+fn a_rank_past_the_dim_bound_is_refused() {
+    let n = MAX_DIMS + 1;
+    let ones = vec!["1"; n].join(", ");
+    let mut threads = vec!["1"; n - 1];
+    threads.push("32");
+    let order: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+    let attr = format!(
+        "#ttg.blocked<{{sizePerThread = [{ones}], threadsPerWarp = [{}], warpsPerCTA = [{ones}], order = [{}]}}>",
+        threads.join(", "),
+        order.join(", ")
+    );
+    let answer = convert_line(&json!({"attr": attr, "shape": vec![1; n]}).to_string());
+    let (kind, message) = error_of(&answer);
+    assert_eq!(kind, "invalid_shape", "{message}");
+    assert!(
+        message.contains(&format!("rank {n}: at most {MAX_DIMS} dims")),
+        "{message}"
+    );
+}
+
+/// Shrinking a failing request of hundreds of parts builds its candidates
+/// one at a time (a list of every candidate holds hundreds of copies of
+/// the request) and stops at its budget of answers, saying so.
+#[test]
+fn shrinking_is_bounded_in_memory_and_answers() {
+    // 300 bases on one in-dim: too many input bits
+    let bases: Vec<Value> = (0..300).map(|i| json!([i % 7])).collect();
+    let req =
+        json!({"op": "is_injective", "a": {"bases": [["lane", bases]], "out_dims": [["dim0", 8]]}});
+    let size = req.to_string().len();
+    let shrinker = Shrinker::default();
+    let kind = shrinker.failure_kind(&req).unwrap();
+    assert_eq!(kind, "too_many_bits");
+    let (_, one_copy) = peak_during(|| req.clone());
+    let (cut, peak) = peak_during(|| shrinker.shrink_within(&req, &kind, 400));
+    assert!(!cut.complete, "400 answers do not finish it");
+    assert_eq!(
+        shrinker.failure_kind(&cut.request).as_deref(),
+        Some("too_many_bits")
+    );
+    assert!(cut.request.to_string().len() < size, "it shrank");
+    // a few copies of the request, not one per candidate (over 300 here)
+    assert!(
+        peak < 8 * one_copy,
+        "{peak} bytes held; one copy of the request is {one_copy}"
+    );
 }
