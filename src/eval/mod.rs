@@ -164,9 +164,7 @@ fn named(name: &str) -> Result<Dim, EvalError> {
 }
 
 /// Named bases from a request.
-fn named_bases(
-    bases: Vec<(String, Vec<Vec<u64>>)>,
-) -> Result<crate::Bases, EvalError> {
+fn named_bases(bases: Vec<(String, Vec<Vec<u64>>)>) -> Result<crate::Bases, EvalError> {
     bases
         .into_iter()
         .map(|(n, v)| Ok((named(&n)?, v)))
