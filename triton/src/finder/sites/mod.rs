@@ -472,7 +472,9 @@ mod tests {
             assert!(!model.events().is_empty(), "{}", model.site().id);
             for kind in model.events() {
                 assert!(
-                    models_of(*kind).iter().any(|m| std::ptr::addr_eq(*m, model)),
+                    models_of(*kind)
+                        .iter()
+                        .any(|m| std::ptr::addr_eq(*m, model)),
                     "{} is not run on {kind:?}",
                     model.site().id
                 );
