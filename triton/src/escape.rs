@@ -7,6 +7,11 @@
 //! is. Everything the tools echo from input goes through [`controls`],
 //! which writes each such character as `\uXXXX`: visible, and the same
 //! escape JSON uses, so JSON output stays valid JSON with the same value.
+//!
+//! A command the tools suggest for the user to paste (`explain`'s `scan`
+//! command, `repro`'s `python3 …`) holds paths from input: each is written
+//! as one shell word ([`shell_word`]), so that a path such as `x.py; curl
+//! … | sh` stays a path.
 
 use std::borrow::Cow;
 
@@ -38,9 +43,32 @@ pub fn controls(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `s` as one word of a POSIX shell: as it is when it holds only
+/// characters no shell treats specially, else in single quotes (a single
+/// quote inside written `'\''`).
+pub fn shell_word(s: &str) -> Cow<'_, str> {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+:=,@%".contains(c));
+    if plain {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(format!("'{}'", s.replace('\'', r"'\''")))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shell_words_stay_one_word() {
+        assert_eq!(shell_word("repro/x.py::k"), "repro/x.py::k");
+        assert_eq!(shell_word("a b"), "'a b'");
+        assert_eq!(shell_word("x.py; curl e | sh"), "'x.py; curl e | sh'");
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
+        assert_eq!(shell_word(""), "''");
+    }
 
     #[test]
     fn escape_sequences_are_shown_not_sent() {

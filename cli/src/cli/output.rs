@@ -129,18 +129,6 @@ fn new_temp(dir: &Path, name: &str) -> Result<(PathBuf, fs::File), String> {
     ))
 }
 
-/// `s` quoted for a POSIX shell, for commands the user copies.
-pub fn shell_quote(s: &str) -> String {
-    let plain = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+:=,@%".contains(c));
-    if plain {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,13 +139,5 @@ mod tests {
             assert!(plain_path(bad, "--out").is_err(), "{bad:?}");
         }
         assert!(plain_path("repro/out dir", "--out").is_ok());
-    }
-
-    #[test]
-    fn quoting_survives_the_shell() {
-        assert_eq!(shell_quote("repro/x.py"), "repro/x.py");
-        assert_eq!(shell_quote("a b"), "'a b'");
-        assert_eq!(shell_quote("it's"), r"'it'\''s'");
-        assert_eq!(shell_quote(""), "''");
     }
 }

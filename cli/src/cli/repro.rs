@@ -1,9 +1,10 @@
 //! `linear-layout repro`: a Python script (and a TTGIR module) reproducing a
 //! configuration with the real compiler.
 
-use super::output::{OutDir, shell_quote};
+use super::output::OutDir;
 use super::predict::{ConfigArgs, OneRelease};
 use clap::Args;
+use linear_layout_triton::escape::shell_word;
 use linear_layout_triton::finder::predict;
 use linear_layout_triton::finder::repro::{python_script, ttgir_module};
 
@@ -44,7 +45,7 @@ pub fn run(args: ReproArgs) -> Result<(), String> {
     let script = script.to_string_lossy();
     super::print_out(&format!(
         "wrote {script} (run it with the triton you want to test: python3 {})\n",
-        shell_quote(&script)
+        shell_word(&script)
     ))?;
     if let Some(module) = ttgir_module(&cfg, p.failure.as_ref().map(|f| f.site)) {
         let path = dir.write("repro.ttgir", module.as_bytes())?;
@@ -58,7 +59,7 @@ pub fn run(args: ReproArgs) -> Result<(), String> {
         );
         super::print_out(&format!(
             "wrote {path} (python3 -c {})\n",
-            shell_quote(&compile)
+            shell_word(&compile)
         ))?;
     }
     super::print_out(&format!("predicted for {cfg}: {expect}\n"))?;

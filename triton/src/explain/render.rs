@@ -5,12 +5,15 @@ use crate::Entry;
 use serde_json::{Value, json};
 
 impl Explanation {
-    /// The `scan` command the log suggests, when it names a kernel.
+    /// The `scan` command the log suggests, when it names a kernel; the
+    /// kernel's path, read from the log, is quoted as one shell word.
     pub fn scan_command(&self) -> Option<String> {
         let c = &self.context;
         let kernel = c.kernel.as_ref()?;
         let file = c.file.clone().unwrap_or_else(|| "path/to/kernel.py".into());
-        let mut cmd = format!("linear-layout scan {file}::{kernel} --args '…'");
+        // the path is the log's: one shell word, whatever it holds
+        let target = crate::escape::shell_word(&format!("{file}::{kernel}")).into_owned();
+        let mut cmd = format!("linear-layout scan {target} --args '…'");
         if let Some(a) = &c.arch {
             cmd += &format!(" --arch {a}");
         }
