@@ -132,6 +132,14 @@ def test_check_ttgir_checks_concatenated_modules_each_on_its_own() -> None:
 # ----------------------------------------------------------------- layouts
 
 
+def test_records_refuse_repeated_keys() -> None:
+    with pytest.raises(ValueError, match="duplicate key 'verdict'"):
+        ll.Record.from_json('{"verdict": "ok", "site": {"a": 1}, "verdict": "abort"}')
+    with pytest.raises(ValueError, match="duplicate key 'a'"):
+        ll.Record.from_json('{"site": {"a": 1, "a": 2}}')
+    assert ll.Record.from_json('{"x": {"a": 1}, "y": {"a": 2}}').y.a == 2
+
+
 def test_layout_readers_refuse_repeated_keys_and_too_many_dims() -> None:
     with pytest.raises(ll.LayoutError, match="duplicate field `bases`"):
         ll.LinearLayout.from_json('{"bases": [], "out_dims": [], "bases": []}')
