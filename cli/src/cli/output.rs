@@ -1,9 +1,9 @@
 //! Writing files as a careful tool does (`repro --out DIR`, `convert --svg
 //! FILE`):
 //!
-//! - a path that is empty, blank, padded with spaces or holds control
-//!   characters is refused: it is a quoting mistake, not a place (`--out
-//!   ""` must not become `/repro.py`);
+//! - a path that is empty, blank, padded with spaces, holds control
+//!   characters or is `-` is refused: it is a quoting mistake (or a wish
+//!   for stdout), not a place (`--out ""` must not become `/repro.py`);
 //! - a symbolic link the tool did not create is never followed: an output
 //!   directory or file that is a link is refused, and a link planted in the
 //!   directory under an output's name is replaced, not written through;
@@ -55,6 +55,11 @@ pub fn plain_path(arg: &str, flag: &str) -> Result<(), String> {
     if arg.trim().is_empty() {
         return Err(format!(
             "{flag}: the path is empty; name a file or directory"
+        ));
+    }
+    if arg == "-" {
+        return Err(format!(
+            "{flag} -: `-` is no file here (this writes files, not stdout); name one"
         ));
     }
     if arg.trim() != arg {
@@ -135,7 +140,7 @@ mod tests {
 
     #[test]
     fn surprising_paths_are_refused() {
-        for bad in ["", "  ", " out", "out ", "a\nb", "a\u{1b}b"] {
+        for bad in ["", "  ", " out", "out ", "a\nb", "a\u{1b}b", "-"] {
             assert!(plain_path(bad, "--out").is_err(), "{bad:?}");
         }
         assert!(plain_path("repro/out dir", "--out").is_ok());
