@@ -5,7 +5,9 @@
 //! - `golden`: cases mirroring Triton's own unit tests.
 //! - `laws`: algebraic laws and brute-force agreement (proptest).
 //! - `finder`, `op_level`: the bug finder against recorded real compiles (kernels; one-op modules);
-//!   `ttgir_scan`: `check-ttgir` on dumps of the scan and gather kernels.
+//!   `ttgir_scan`: `check-ttgir` on dumps of the scan and gather kernels; `families`: the 3.7-3.9
+//!   family kernels and one-op modules (`tests/data/compile/famil*`) against their sites;
+//!   `grid_ttgir`: the grid kernels' TTGIR (1-4 CTAs, 3.5-3.9) through scan's checks against the real compiles.
 //! - `recorded`: the reader of every recorded data file (header, count, named records),
 //!   shared by the replay tests; its own tests check every file under `tests/data`.
 //! - `shrink_ops`: `ops` fuzz inputs, checked `eval` requests, and shrinking a wrong result.
@@ -18,9 +20,11 @@
 
 mod encodings_replay;
 mod explain;
+mod families;
 mod finder;
 mod golden;
 mod gpu_findings;
+mod grid_ttgir;
 mod hostile;
 mod laws;
 mod op_level;

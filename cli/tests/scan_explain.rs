@@ -73,6 +73,10 @@ fn scan_refuses_bad_input_with_exit_2_and_the_reason() {
             "--triton 2.9: not a Triton release",
         ),
         (
+            vec!["scan", "k.py::k", "--junit", ""],
+            "a value is required for '--junit",
+        ),
+        (
             vec!["scan", "k.py::k", "--python", "3.2"],
             "expected RELEASE=PATH",
         ),
@@ -174,6 +178,47 @@ fn explain_says_unknown_exits_3_and_lists_only_sites_sharing_words() {
         Some(0),
         "no site shares a word"
     );
+}
+
+#[test]
+fn explain_reads_the_guards_failures_file_record_by_record() {
+    let record = |message: &str, stage: &str| {
+        serde_json::json!({
+            "schema": "linear-layout/compile-failure/1", "id": stage, "triton_version": "3.2.0",
+            "target": {"backend": "cuda", "arch": 90, "warp_size": 32}, "kernel": "chain_b",
+            "config": {"num_warps": 8}, "stage": stage, "ending": "SIGABRT",
+            "message": message, "log": message, "reproducer": "/tmp/repro.py",
+        })
+        .to_string()
+    };
+    let file = format!(
+        "{}\n{}\n",
+        record(
+            "python: Foo.cpp:12: void frob(): Assertion `layout is frobnicated' failed.",
+            "ttgir"
+        ),
+        record(STMATRIX, "llir"),
+    );
+    let out = with_stdin(&["explain"], &file);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let heads: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("== line"))
+        .collect();
+    assert_eq!(heads.len(), 2, "{stdout}");
+    assert!(heads[0].contains("SIGABRT in stage ttgir"), "{stdout}");
+    assert!(stdout.contains("Unknown"), "{stdout}");
+    assert!(stdout.contains("Site stmatrix"), "{stdout}");
+    let out = with_stdin(&["explain", "--json"], &file);
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["explanation"]["known"], false);
+    assert_eq!(lines[1]["explanation"]["site"]["site"], "stmatrix");
+    assert_eq!(lines[1]["line"], 2);
 }
 
 #[test]

@@ -373,9 +373,17 @@ def test_releases_are_the_table() -> None:
         assert r.wheel in r.wheels
         assert r.tag.startswith("v")
         assert r.dialect in ("ttg", "triton_gpu")
+        assert r.ttgir.dialect == r.dialect
+        assert isinstance(r.ttgir, ll.TtgirSpelling)
         # each wheel's version reads as its release
         for wheel in r.wheels:
             assert ll.predict("dot", 64, 64, 64, release=wheel)[0].release == r.name
+    assert [r.latest for r in rels] == [False] * (len(rels) - 1) + [True]
+    # several CTAs are predicted exactly for the releases that model them
+    multi = [r.name for r in rels if r.models_multi_cta]
+    assert 0 < len(multi) < len(rels)
+    predicted = ll.predict("chain-b", 128, 128, 64, num_ctas=2, num_warps=8, arch="sm90")
+    assert [p.release for p in predicted] == multi
 
 
 # ------------------------------------------------------------------ explain

@@ -8,7 +8,9 @@ use super::Found;
 use super::input::{read_file, read_stdin};
 use clap::Args;
 use linear_layout_triton::escape;
-use linear_layout_triton::finder::check_ttgir::{Finding, Item, Unchecked, check_each, looks_like};
+use linear_layout_triton::finder::check_ttgir::{
+    Finding, Item, Unchecked, check_each, looks_like, risks,
+};
 use linear_layout_triton::release::release_help;
 use linear_layout_triton::{Ending, Entry, Release};
 use serde_json::json;
@@ -24,15 +26,18 @@ use std::io::{BufWriter, Write};
     alias defined twice in one module is refused.\n\n\
     Exit status: 0 when every layout-sensitive op was checked and no modelled check fails, 1 \
     when one fails, 3 when none fails but some op could not be checked, 2 when the input cannot \
-    be read or holds no TTGIR module."
+    be read or holds no TTGIR module. Risks (a bundled assembler known to miscompile some \
+    kernels of the module's shape) are printed before the findings and do not change the exit \
+    status."
 )]
 pub struct CheckTtgirArgs {
     /// A TTGIR file as Triton emits it (`-` reads stdin).
     file: String,
     #[arg(long, default_value = "latest", help = release_help())]
     triton: Release,
-    /// Print `{"file", "triton", "warnings", "findings": [{"line", "op",
-    /// "verdict", "verdict_from_source", "failure": {…}}], "unchecked":
+    /// Print `{"file", "triton", "warnings", "risks": [as findings, verdict
+    /// "risk"], "findings": [{"line", "op", "verdict",
+    /// "verdict_from_source", "failure": {…}}], "unchecked":
     /// [{"line", "op", "reason"}], "unchecked_count", "modules", "checked"}`
     /// instead of text. `verdict` is for this file compiled with
     /// `triton.compile(path)`, `verdict_from_source` for the kernel
@@ -110,10 +115,25 @@ fn finding_json(f: &Finding) -> serde_json::Value {
            "failure": f.failure.to_json(Entry::IrFile)})
 }
 
+/// A risk: what the assembler may do with the op, why, and the way out.
+fn risk_text(name: &str, f: &Finding) -> String {
+    let fail = &f.failure;
+    format!(
+        "{name}:{}: {} — risk {} ({}): {}\n    why: {}\n    workaround: {}\n",
+        f.line,
+        f.op,
+        fail.site.id,
+        fail.location.function,
+        fail.ending().describe(),
+        fail.explanation,
+        fail.site.workaround,
+    )
+}
+
 fn finding_text(name: &str, f: &Finding) -> String {
     let fail = &f.failure;
     // A miscompile has no Triton text: say what happens instead.
-    let said = if fail.ending() == Ending::Miscompile {
+    let said = if matches!(fail.ending(), Ending::Miscompile | Ending::Risk) {
         format!("(Triton prints nothing: {})", fail.ending().describe())
     } else {
         fail.triton_message.clone()
@@ -147,6 +167,8 @@ pub fn run(args: CheckTtgirArgs) -> Result<Found, String> {
     for w in &warnings {
         super::print_err(&format!("warning: {name}: {w}\n"));
     }
+    // Risks are few (at most one per op) and come first, so they are kept.
+    let risks = risks(&text, args.triton).map_err(|e| format!("{name}: {e}"))?;
     let mut report = Report {
         out: BufWriter::new(std::io::stdout().lock()),
         json: args.json,
@@ -158,10 +180,16 @@ pub fn run(args: CheckTtgirArgs) -> Result<Found, String> {
         closed: false,
     };
     if args.json {
-        let head = json!({"file": name, "triton": args.triton.to_string(), "warnings": warnings});
+        let risks: Vec<_> = risks.iter().map(finding_json).collect();
+        let head = json!({"file": name, "triton": args.triton.to_string(), "warnings": warnings,
+                          "risks": risks});
         // the report's object, open at its findings
         let head = head.to_string();
         report.write(&format!("{},\"findings\":[", &head[..head.len() - 1]));
+    } else {
+        for f in &risks {
+            report.write(&risk_text(name, f));
+        }
     }
     let summary = check_each(&text, args.triton, |item| report.item(item))
         .map_err(|e| format!("{name}: {e}"))?;
@@ -184,23 +212,27 @@ pub fn run(args: CheckTtgirArgs) -> Result<Found, String> {
         } else {
             String::new()
         };
+        let risked = match risks.len() {
+            0 => String::new(),
+            n => format!("; {n} risk(s) (listed above)"),
+        };
         let not_checked = match report.unchecked_count {
             0 => String::new(),
             n => format!("; {n} op(s) not checked (listed above)"),
         };
         if report.findings == 0 && report.unchecked_count == 0 {
             format!(
-                "{name}: no modelled check fails for Triton {}{modules}\n",
+                "{name}: no modelled check fails for Triton {}{risked}{modules}\n",
                 args.triton
             )
         } else if report.findings == 0 {
             format!(
-                "{name}: no modelled check fails among the {} op(s) checked for Triton {}{not_checked}{modules}\n",
+                "{name}: no modelled check fails among the {} op(s) checked for Triton {}{not_checked}{risked}{modules}\n",
                 summary.checked, args.triton
             )
         } else {
             format!(
-                "{} finding(s) for Triton {}{not_checked}{modules}\n",
+                "{} finding(s) for Triton {}{not_checked}{risked}{modules}\n",
                 report.findings, args.triton
             )
         }

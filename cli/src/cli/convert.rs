@@ -14,7 +14,9 @@ use linear_layout_triton::{Conversion, Defs, Release, parse_attr, to_linear_layo
     '#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>' --view\n\n\
     With --batch, each stdin line is {\"attr\", \"shape\", \"elem_bits\"?, \"triton\"?, \"defs\"? (TTGIR text), \
     \"defs_file\"? (a path)} and each output line {\"ok\": LAYOUT_JSON}, {\"none\": REASON} or {\"error\": {\"kind\", \
-    \"message\"}}; a request's \"id\" is echoed in its answer, and every line gets one answer.")]
+    \"message\"}}; a request's \"id\" is echoed in its answer, and every line gets one answer.\n\n\
+    Exit status: 0 on success (an error answer in --batch included), 2 on bad input or usage \
+    (it predicts nothing, so never 1).")]
 pub struct ConvertArgs {
     /// The attribute: TTGIR text such as `#ttg.blocked<{...}>`, or `#name`
     /// defined in --defs. `-` reads stdin, `@FILE` reads a file.

@@ -24,7 +24,9 @@ fn eval_help() -> String {
          process keeps at most {} distinct dim names, {} MiB of them (names live as long as the \
          process): past that, a request with a new name is answered too_many_names, and names \
          already seen still work.\n\n\
-         Ops (--describe lists their arguments): {}",
+         Ops (--describe lists their arguments): {}\n\n\
+         Exit status: 0 on success (error answers included), 2 on bad input or usage (it \
+         predicts nothing, so never 1).",
         linear_layout::reference::BRUTE_BITS,
         batch::help(),
         linear_layout::MAX_DIMS,

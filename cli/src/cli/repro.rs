@@ -13,7 +13,9 @@ use linear_layout_triton::finder::repro::{python_script, ttgir_module};
     after_help = "The files are written as a careful tool does: an empty or blank --out, \
     or one that is a symbolic link, is refused; a link planted in the directory under an output's \
     name is replaced, never written through; each file is written to a temporary file in the \
-    directory and renamed into place."
+    directory and renamed into place.\n\n\
+    Exit status: 0 when the configuration is predicted to compile, 1 when it is predicted to fail \
+    (the files are written either way), 2 on bad input or usage."
 )]
 pub struct ReproArgs {
     #[command(flatten)]
@@ -25,7 +27,7 @@ pub struct ReproArgs {
     out: String,
 }
 
-pub fn run(args: ReproArgs) -> Result<(), String> {
+pub fn run(args: ReproArgs) -> Result<super::Found, String> {
     let cfg = args.config.config(args.release.triton);
     let p = predict(&cfg).map_err(|e| e.to_string())?;
     let mut expect = match &p.failure {
@@ -63,5 +65,5 @@ pub fn run(args: ReproArgs) -> Result<(), String> {
         ))?;
     }
     super::print_out(&format!("predicted for {cfg}: {expect}\n"))?;
-    Ok(())
+    Ok(super::Found::when(p.failure.is_some()))
 }

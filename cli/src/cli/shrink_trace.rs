@@ -36,7 +36,9 @@ fn shrink_trace_help() -> String {
          request); a text that opens with `{{` is a JSON trace even when no line of it reads, and \
          says which line does not. A failing request of more than {} KiB of JSON is not shrunk \
          (each candidate is a copy of it); a shrink stops after {} answers with the smallest \
-         failing request found, and says so.",
+         failing request found, and says so.\n\n\
+         Exit status: 0 when the trace holds no failure, 1 when it does (and is shrunk), 2 on bad \
+         input or usage.",
         MAX_SHRINK_BYTES >> 10,
         MAX_EVALUATIONS
     )

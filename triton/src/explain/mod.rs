@@ -24,15 +24,20 @@
 //!
 //! Every pass over the log is linear in its length (a log of hundreds of
 //! thousands of distinct error lines is read in one pass per site message).
+//!
+//! The failures file of the Python guard (`records`: one failed compile a
+//! line) is read record by record, each as a log of its own.
 
 mod context;
 mod front_end;
 mod log;
 mod provenance;
+mod records;
 mod render;
 
 pub use context::Context;
 pub use front_end::{REJECTIONS, Rejection};
+pub use records::{FailureRecord, SCHEMA as FAILURES_SCHEMA, failure_records};
 
 use crate::finder::{self, check_ttgir};
 use crate::{Location, Release, Site};

@@ -1,7 +1,7 @@
 //! `check-ttgir`: find the layout-sensitive ops in a TTGIR dump and run the
 //! modelled checks on them, with line numbers.
 
-use super::op::{Module, Op, typed};
+use super::op::{Module, Op, all_typed, typed};
 use super::sites::{self, Entry, Event, Failure};
 use super::verdict::{Trace, Verdict};
 use crate::{Defs, Release};
@@ -21,12 +21,18 @@ pub struct Finding {
 }
 
 /// The layout-sensitive ops, as they are spelled after the dialect prefix.
-const OPS: [&str; 5] = [
+const OPS: [&str; 11] = [
     "local_alloc",
     "local_load",
     "local_store",
     "convert_layout",
     "async_copy_global_to_local",
+    "warp_group_dot",
+    "dot_scaled",
+    "make_range",
+    "tc_gen5_mma",
+    "tmem_load",
+    "tmem_store",
 ];
 
 /// Input that holds no TTGIR module.
@@ -110,6 +116,7 @@ pub struct Report {
 /// each op, the first failure the release's lowering meets there. A text
 /// holding several modules is checked module by module. Ops that cannot
 /// be checked are left out; [`report`] and [`check_each`] list them.
+/// The assembler's risks are [`risks`]'.
 pub fn check(text: &str, release: Release) -> linear_layout::Result<Vec<Finding>> {
     let mut findings = Vec::new();
     check_each(text, release, |item| {
@@ -131,10 +138,14 @@ pub fn report(text: &str, release: Release) -> linear_layout::Result<Report> {
 }
 
 /// Runs the models over `text` as [`check`] does, handing each finding and
-/// each op that could not be checked to `each` as soon as it is known, in
-/// file order, so that a caller can write them out without keeping them.
-/// Time is linear in the text (each line is read a bounded number of
-/// times), memory that of the text and one op.
+/// each op that could not be checked to `each` as soon as its module is
+/// done, so that a caller can write them out without keeping them. Within
+/// a module, the ops not checked come first, then what the lowering's
+/// first pass (the rewrite of conversions over the whole module,
+/// `Event::Decompose`) fails on, then what lowering each op in program
+/// order (`Event::Op`) fails on, each in file order. Time is linear in the
+/// text (each line is read a bounded number of times), memory that of the
+/// text and one module's ops.
 ///
 /// Each module of the text (a line starting `module`, with the `#name =`
 /// definitions before it) is read with its own definitions. A definition
@@ -147,89 +158,175 @@ pub fn check_each(
 ) -> linear_layout::Result<Summary> {
     let lines: Vec<&str> = text.lines().collect();
     let mut summary = Summary::default();
-    let patterns: Vec<(&'static str, String, String)> = OPS
-        .into_iter()
-        .map(|op| (op, format!(".{op} "), format!(".{op}\"")))
-        .collect();
-    // Every module's definitions are read before any op is handed out: an
-    // error in them ends the check before anything is reported.
-    let mut modules = Vec::new();
-    for (start, end) in module_spans(&lines) {
-        let part = &lines[start..end];
-        let module_text = part.join("\n");
-        once_each_alias(part, start)?;
-        let defs = Defs::from_module(&module_text).map_err(|e| shift_lines(e, start))?;
-        modules.push((start, part, module_text, defs));
-    }
-    for (start, part, module_text, defs) in &modules {
-        let (start, part, module_text) = (*start, *part, module_text.as_str());
+    for part in modules(&lines)? {
         summary.modules += 1;
         // A definition the release cannot read ends the compile as the
         // module is parsed, before any op is lowered.
-        if let Some(mut refused) = refused_definition(module_text, defs, release) {
-            refused.line += start;
+        if let Some(mut refused) = refused_definition(&part.text, &part.defs, release) {
+            refused.line += part.start;
             each(Item::Finding(refused));
             continue;
         }
-        let module = Module::read(module_text);
-        let mut closes = ScanCloser::default();
-        for (index, line) in part.iter().enumerate() {
-            // `tt.gather` is not checked: its layout fails in the
-            // thread-locality pass (the `gather_layout` site), which compiling a
-            // TTGIR file does not run (Triton starts after the file's own
-            // stage); its lowering is not modelled.
-            let (op, types) = if line.contains("\"tt.scan\"(") {
-                match closes.after(part, index) {
-                    Some(close) => (scan_op(part, index, close, defs, &module), part[close]),
-                    None => {
-                        each(Item::Unchecked(Unchecked {
-                            line: start + index + 1,
-                            op: "scan".into(),
-                            reason: "the scan's region does not close with its operands' types \
-                                     (`}) : (tensor<…>, …) -> …`)"
-                                .into(),
-                        }));
-                        continue;
-                    }
+        let module = Module::read(&part.text);
+        let ops = read_ops(&part, &module, |unchecked| each(Item::Unchecked(unchecked)));
+        summary.checked += ops.len();
+        for decompose in [true, false] {
+            for (index, op) in &ops {
+                let event = if decompose {
+                    Event::Decompose(op)
+                } else {
+                    Event::Op(op)
+                };
+                if let Err(failure) = sites::run(&event, release, &mut Trace::new(false)) {
+                    each(Item::Finding(Finding {
+                        line: part.start + index + 1,
+                        op: op.name.to_string(),
+                        verdict: failure.verdict(Entry::IrFile),
+                        failure,
+                    }));
                 }
-            } else {
-                let op = patterns
-                    .iter()
-                    .find(|(_, spaced, quoted)| line.contains(spaced) || line.contains(quoted))
-                    .map(|&(name, _, _)| Op {
-                        name,
-                        line,
-                        tensor: typed(line, "tensor<"),
-                        buffer: typed(line, "memdesc<").or_else(|| typed(line, "-> <")),
-                        result: typed(line, "-> tensor<").map(|t| t.2),
-                        defs,
-                        module: &module,
-                    });
-                (op, *line)
-            };
-            let Some(op) = op else {
-                continue;
-            };
-            if let Some(reason) = unreadable(&op, types, defs) {
-                each(Item::Unchecked(Unchecked {
-                    line: start + index + 1,
-                    op: op.name.to_string(),
-                    reason,
-                }));
-                continue;
-            }
-            summary.checked += 1;
-            if let Err(failure) = sites::run(&Event::Op(&op), release, &mut Trace::new(false)) {
-                each(Item::Finding(Finding {
-                    line: start + index + 1,
-                    op: op.name.to_string(),
-                    verdict: failure.verdict(Entry::IrFile),
-                    failure,
-                }));
             }
         }
     }
     Ok(summary)
+}
+
+/// The risks the assembler the release bundles takes with the module once
+/// Triton has compiled it ([`crate::Ending::Risk`] sites): kernels of a
+/// shape the assembler is known to miscompile sometimes. Reported beside
+/// [`check`]'s findings, never as a compile's verdict. Ops that cannot be
+/// checked are left out, as in [`check`].
+pub fn risks(text: &str, release: Release) -> linear_layout::Result<Vec<Finding>> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut findings = Vec::new();
+    for part in modules(&lines)? {
+        let module = Module::read(&part.text);
+        for (index, op) in read_ops(&part, &module, |_| {}) {
+            let event = Event::Assemble {
+                op: &op,
+                lines: part.lines,
+                index,
+            };
+            if let Err(failure) = sites::run(&event, release, &mut Trace::new(false)) {
+                findings.push(Finding {
+                    line: part.start + index + 1,
+                    op: op.name.to_string(),
+                    verdict: failure.verdict(Entry::IrFile),
+                    failure,
+                });
+            }
+        }
+    }
+    Ok(findings)
+}
+
+/// One module of a text: its lines, where they start, and its definitions.
+struct ModuleText<'a> {
+    /// The 0-based line of the text the module starts on.
+    start: usize,
+    /// The module's lines.
+    lines: &'a [&'a str],
+    /// The same, joined.
+    text: String,
+    /// Its `#name = …` definitions.
+    defs: Defs,
+}
+
+/// The modules of a text, each with its definitions. Every module's
+/// definitions are read before any op is looked at: an error in them ends
+/// the check before anything is reported.
+fn modules<'a>(lines: &'a [&'a str]) -> linear_layout::Result<Vec<ModuleText<'a>>> {
+    let mut modules = Vec::new();
+    for (start, end) in module_spans(lines) {
+        let part = &lines[start..end];
+        let text = part.join("\n");
+        once_each_alias(part, start)?;
+        let defs = Defs::from_module(&text).map_err(|e| shift_lines(e, start))?;
+        modules.push(ModuleText {
+            start,
+            lines: part,
+            text,
+            defs,
+        });
+    }
+    Ok(modules)
+}
+
+/// Every layout-sensitive op of a module that can be checked, with its
+/// 0-based line in the module; each op that cannot is handed to
+/// `unchecked`, with the line counted in the whole text.
+fn read_ops<'a>(
+    part: &'a ModuleText<'a>,
+    module: &'a Module,
+    mut unchecked: impl FnMut(Unchecked),
+) -> Vec<(usize, Op<'a>)> {
+    let patterns: Vec<(&'static str, String, String)> = OPS
+        .into_iter()
+        .map(|op| (op, format!(".{op} "), format!(".{op}\"")))
+        .collect();
+    let region_patterns: Vec<(&'static str, String)> = REGION_OPS
+        .into_iter()
+        .map(|op| (op, format!("\"tt.{op}\"(")))
+        .collect();
+    let (lines, defs) = (part.lines, &part.defs);
+    let mut closes = RegionCloser::default();
+    let mut ops = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        // `tt.gather` is not checked: its layout fails in the
+        // thread-locality pass (the `gather_layout` site), which compiling a
+        // TTGIR file does not run (Triton starts after the file's own
+        // stage); its lowering is not modelled.
+        let region = region_patterns
+            .iter()
+            .find(|(_, spelled)| line.contains(spelled.as_str()));
+        let (op, types) = if let Some(&(name, _)) = region {
+            match closes.after(lines, index) {
+                Some(close) => (
+                    region_op(lines, index, close, name, defs, module),
+                    lines[close],
+                ),
+                None => {
+                    unchecked(Unchecked {
+                        line: part.start + index + 1,
+                        op: name.into(),
+                        reason: format!(
+                            "the {name}'s region does not close with its operands' types \
+                             (`}}) : (tensor<…>, …) -> …`)"
+                        ),
+                    });
+                    continue;
+                }
+            }
+        } else {
+            let op = patterns
+                .iter()
+                .find(|(_, spaced, quoted)| line.contains(spaced) || line.contains(quoted))
+                .map(|&(name, _, _)| Op {
+                    name,
+                    line,
+                    tensor: typed(line, "tensor<"),
+                    buffer: typed(line, "memdesc<").or_else(|| typed(line, "-> <")),
+                    result: typed(line, "-> tensor<").map(|t| t.2),
+                    types: all_typed(line),
+                    defs,
+                    module,
+                });
+            (op, *line)
+        };
+        let Some(op) = op else {
+            continue;
+        };
+        if let Some(reason) = unreadable(&op, types, defs) {
+            unchecked(Unchecked {
+                line: part.start + index + 1,
+                op: op.name.to_string(),
+                reason,
+            });
+            continue;
+        }
+        ops.push((index, op));
+    }
+    ops
 }
 
 /// The `[start, end)` line ranges of the modules of a text: one per line
@@ -422,19 +519,24 @@ fn clip(s: &str) -> String {
     }
 }
 
-/// Finds the line closing each scan's region, for scans met in file
-/// order: the next line after the scan that starts `})` and holds the
-/// operands' types. Its search only moves forward, so all the scans of a
+/// The ops printed in generic form with a region (`"tt.scan"(…) ({…})`,
+/// `"tt.reduce"`), read by [`region_op`].
+const REGION_OPS: [&str; 2] = ["scan", "reduce"];
+
+/// Finds the line closing each region op's region, for region ops met in
+/// file order: the next line after the op that starts `})` and holds the
+/// operands' types (a region holds scalar ops only, so the first such line
+/// closes it). Its search only moves forward, so all the region ops of a
 /// module cost one pass over its lines.
 #[derive(Default)]
-struct ScanCloser {
+struct RegionCloser {
     /// The line searched from next, and the closing line found there.
     at: usize,
     found: Option<usize>,
 }
 
-impl ScanCloser {
-    /// The closing line of the scan on line `index`.
+impl RegionCloser {
+    /// The closing line of the region op on line `index`.
     fn after(&mut self, lines: &[&str], index: usize) -> Option<usize> {
         if let Some(close) = self.found.filter(|&c| c > index) {
             return Some(close);
@@ -448,24 +550,26 @@ impl ScanCloser {
     }
 }
 
-/// The `tt.scan` starting on line `index`, whose region closes on line
-/// `close`. A scan is printed in generic form over several lines: the op
-/// and its `axis` first, the combine region, then `}) : (tensor<…>, …) ->
-/// …` with the operands' types (a scan's region holds scalar ops only, so
-/// the first such line after the op closes it).
-fn scan_op<'a>(
+/// The `tt.scan` or `tt.reduce` starting on line `index`, whose region
+/// closes on line `close`. Such an op is printed in generic form over
+/// several lines: the op and its `axis` first, the combine region, then
+/// `}) : (tensor<…>, …) -> …` with the operands' and results' types.
+fn region_op<'a>(
     lines: &[&'a str],
     index: usize,
     close: usize,
+    name: &'static str,
     defs: &'a Defs,
     module: &'a Module,
 ) -> Option<Op<'a>> {
+    let types = lines.get(close)?;
     Some(Op {
-        name: "scan",
+        name,
         line: lines.get(index)?,
-        tensor: typed(lines.get(close)?, ": (tensor<"),
+        tensor: typed(types, ": (tensor<"),
         buffer: None,
-        result: None,
+        result: typed(types, "-> tensor<").map(|t| t.2),
+        types: all_typed(types),
         defs,
         module,
     })
