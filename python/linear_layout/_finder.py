@@ -175,19 +175,40 @@ class TtgirFinding(Record):
     failure: Failure
 
 
-class CheckReport(Record):
-    """The checks of one release over a TTGIR module (``check-ttgir --json``).
+class UncheckedOp(Record):
+    """A layout-sensitive op the models could not run on (``check-ttgir``).
 
-    ``file``, ``triton`` (the release), ``warnings`` and ``findings`` (empty
-    when no modelled check fails).
+    ``line`` (1-based), ``op`` and ``reason`` (a type whose sizes are not
+    numbers MLIR reads, a tensor shape that is not Triton's, an encoding the
+    module does not define).
     """
 
     __slots__ = ()
-    _field_types = {"findings": TtgirFinding}  # noqa: RUF012
+    line: int
+    op: str
+    reason: str
+
+
+class CheckReport(Record):
+    """The checks of one release over a TTGIR module (``check-ttgir --json``).
+
+    ``file``, ``triton`` (the release), ``warnings``, ``findings`` (empty
+    when no modelled check fails), ``unchecked`` (the ops that could not be
+    checked: the module is then not known to compile even without
+    findings), ``unchecked_count``, ``modules`` (a text of several modules
+    is checked module by module) and ``checked`` (the ops checked).
+    """
+
+    __slots__ = ()
+    _field_types = {"findings": TtgirFinding, "unchecked": UncheckedOp}  # noqa: RUF012
     file: str
     triton: str
     warnings: list[str]
     findings: list[TtgirFinding]
+    unchecked: list[UncheckedOp]
+    unchecked_count: int
+    modules: int
+    checked: int
 
 
 class SiteVerdict(Record):
@@ -328,8 +349,8 @@ class ExplainedSite(Record):
     ``site``, ``kind``, ``title``, ``releases`` (those whose wheels print
     exactly that message, narrowed by the log's other clues), ``wheels``,
     ``all_releases``, ``line_matched``, ``locations``, ``fixed_in`` (the
-    first release that no longer fails there), ``changes`` and
-    ``workaround``.
+    first release that no longer fails there), ``changes``,
+    ``workaround`` and ``line`` (where the message starts in the log).
     """
 
     __slots__ = ()
@@ -345,17 +366,21 @@ class ExplainedSite(Record):
     fixed_in: str | None
     changes: list[str]
     workaround: str
+    line: int
 
 
 class Explanation(Record):
     """What a crash log is (``explain --json``).
 
-    ``known``, ``site`` (the best match, or ``None``), ``others``,
-    ``nearest`` (for an unknown message: the closest known sites, each with
-    ``site``, ``message``, ``releases``), ``front_end`` (a front-end
-    rejection of the kernel's own code), ``generic``, ``key_lines``,
-    ``findings`` (on a TTGIR module in the log), ``context`` (kernel, file,
-    warps, stages, CTAs, arch, shapes, version, dialect, caught) and
+    ``known``, ``site`` (the best match, or ``None``: named only when the
+    log shows Triton printed the message), ``others``, ``unconfirmed``
+    (sites whose message is in the log without that evidence), ``failures``
+    (how many failures the log holds), ``nearest`` (for an unknown message:
+    the known sites sharing words with it, each with ``site``, ``message``,
+    ``releases``), ``front_end`` (a front-end rejection of the kernel's own
+    code), ``generic``, ``key_lines`` and ``key_line_count``, ``findings``
+    (on a TTGIR module in the log), ``context`` (kernel, file, warps,
+    stages, CTAs, arch, shapes, version, dialect, caught, triton) and
     ``scan`` (the command to scan the kernel, when the log names it).
     """
 
@@ -363,11 +388,15 @@ class Explanation(Record):
     _field_types = {  # noqa: RUF012
         "site": ExplainedSite,
         "others": ExplainedSite,
+        "unconfirmed": ExplainedSite,
         "findings": TtgirFinding,
     }
     known: bool
     site: ExplainedSite | None
     others: list[ExplainedSite]
+    unconfirmed: list[ExplainedSite]
+    failures: int
+    key_line_count: int
     nearest: list[Record]
     front_end: Record | None
     generic: str | None

@@ -57,6 +57,7 @@ pub mod attr;
 mod attr_json;
 mod convert;
 mod error;
+pub mod escape;
 pub mod explain;
 mod failure;
 pub mod finder;

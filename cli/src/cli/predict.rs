@@ -231,10 +231,10 @@ pub fn run(args: PredictArgs) -> Result<Found, String> {
 
 /// `--batch`: one answer per line of stdin.
 fn batch() -> Result<Found, String> {
-    let found = super::batch::run(|request| {
-        match serde_json::from_value::<Config>(request.clone()) {
+    let found = super::batch::run(
+        |request| match linear_layout::eval::typed::<Config>(request) {
             Err(e) => super::batch::Answer::plain(
-                serde_json::json!({"error": {"kind": "bad_request", "message": e.to_string()}}),
+                serde_json::json!({"error": {"kind": "bad_request", "message": e}}),
             ),
             Ok(cfg) => match predict(&cfg) {
                 Ok(p) => super::batch::Answer {
@@ -245,7 +245,7 @@ fn batch() -> Result<Found, String> {
                     serde_json::json!({"error": {"kind": "invalid_config", "message": e.to_string()}}),
                 ),
             },
-        }
-    })?;
+        },
+    )?;
     Ok(Found::when(found))
 }
