@@ -145,7 +145,7 @@ pub fn report(text: &str, release: Release) -> linear_layout::Result<Report> {
 /// `Event::Decompose`) fails on, then what lowering each op in program
 /// order (`Event::Op`) fails on, each in file order. Time is linear in the
 /// text (each line is read a bounded number of times), memory that of the
-/// text and one module's ops.
+/// text and one op.
 ///
 /// Each module of the text (a line starting `module`, with the `#name =`
 /// definitions before it) is read with its own definitions. A definition
@@ -168,24 +168,32 @@ pub fn check_each(
             continue;
         }
         let module = Module::read(&part.text);
-        let ops = read_ops(&part, &module, |unchecked| each(Item::Unchecked(unchecked)));
-        summary.checked += ops.len();
+        // The ops are read afresh for each pass rather than kept: a module
+        // of many ops costs the memory of one.
         for decompose in [true, false] {
-            for (index, op) in &ops {
-                let event = if decompose {
-                    Event::Decompose(op)
-                } else {
-                    Event::Op(op)
-                };
-                if let Err(failure) = sites::run(&event, release, &mut Trace::new(false)) {
-                    each(Item::Finding(Finding {
-                        line: part.start + index + 1,
-                        op: op.name.to_string(),
-                        verdict: failure.verdict(Entry::IrFile),
-                        failure,
-                    }));
+            walk_ops(&part, &module, |seen| match seen {
+                Seen::Unchecked(u) => {
+                    if decompose {
+                        each(Item::Unchecked(u));
+                    }
                 }
-            }
+                Seen::Op(index, op) => {
+                    let event = if decompose {
+                        summary.checked += 1;
+                        Event::Decompose(&op)
+                    } else {
+                        Event::Op(&op)
+                    };
+                    if let Err(failure) = sites::run(&event, release, &mut Trace::new(false)) {
+                        each(Item::Finding(Finding {
+                            line: part.start + index + 1,
+                            op: op.name.to_string(),
+                            verdict: failure.verdict(Entry::IrFile),
+                            failure,
+                        }));
+                    }
+                }
+            });
         }
     }
     Ok(summary)
@@ -201,7 +209,10 @@ pub fn risks(text: &str, release: Release) -> linear_layout::Result<Vec<Finding>
     let mut findings = Vec::new();
     for part in modules(&lines)? {
         let module = Module::read(&part.text);
-        for (index, op) in read_ops(&part, &module, |_| {}) {
+        walk_ops(&part, &module, |seen| {
+            let Seen::Op(index, op) = seen else {
+                return;
+            };
             let event = Event::Assemble {
                 op: &op,
                 lines: part.lines,
@@ -215,7 +226,7 @@ pub fn risks(text: &str, release: Release) -> linear_layout::Result<Vec<Finding>
                     failure,
                 });
             }
-        }
+        });
     }
     Ok(findings)
 }
@@ -252,14 +263,16 @@ fn modules<'a>(lines: &'a [&'a str]) -> linear_layout::Result<Vec<ModuleText<'a>
     Ok(modules)
 }
 
-/// Every layout-sensitive op of a module that can be checked, with its
-/// 0-based line in the module; each op that cannot is handed to
-/// `unchecked`, with the line counted in the whole text.
-fn read_ops<'a>(
-    part: &'a ModuleText<'a>,
-    module: &'a Module,
-    mut unchecked: impl FnMut(Unchecked),
-) -> Vec<(usize, Op<'a>)> {
+/// A layout-sensitive op met by [`walk_ops`].
+enum Seen<'a> {
+    /// An op that can be checked, with its 0-based line in the module.
+    Op(usize, Op<'a>),
+    /// One that cannot, with its line counted in the whole text.
+    Unchecked(Unchecked),
+}
+
+/// Hands every layout-sensitive op of a module to `seen`, in file order.
+fn walk_ops<'a>(part: &'a ModuleText<'a>, module: &'a Module, mut seen: impl FnMut(Seen<'a>)) {
     let patterns: Vec<(&'static str, String, String)> = OPS
         .into_iter()
         .map(|op| (op, format!(".{op} "), format!(".{op}\"")))
@@ -270,7 +283,6 @@ fn read_ops<'a>(
         .collect();
     let (lines, defs) = (part.lines, &part.defs);
     let mut closes = RegionCloser::default();
-    let mut ops = Vec::new();
     for (index, line) in lines.iter().enumerate() {
         // `tt.gather` is not checked: its layout fails in the
         // thread-locality pass (the `gather_layout` site), which compiling a
@@ -286,14 +298,14 @@ fn read_ops<'a>(
                     lines[close],
                 ),
                 None => {
-                    unchecked(Unchecked {
+                    seen(Seen::Unchecked(Unchecked {
                         line: part.start + index + 1,
                         op: name.into(),
                         reason: format!(
                             "the {name}'s region does not close with its operands' types \
                              (`}}) : (tensor<…>, …) -> …`)"
                         ),
-                    });
+                    }));
                     continue;
                 }
             }
@@ -317,16 +329,15 @@ fn read_ops<'a>(
             continue;
         };
         if let Some(reason) = unreadable(&op, types, defs) {
-            unchecked(Unchecked {
+            seen(Seen::Unchecked(Unchecked {
                 line: part.start + index + 1,
                 op: op.name.to_string(),
                 reason,
-            });
+            }));
             continue;
         }
-        ops.push((index, op));
+        seen(Seen::Op(index, op));
     }
-    ops
 }
 
 /// The `[start, end)` line ranges of the modules of a text: one per line
