@@ -12,6 +12,9 @@
 //!   shared by the replay tests; its own tests check every file under `tests/data`.
 //! - `shrink_ops`: `ops` fuzz inputs, checked `eval` requests, and shrinking a wrong result.
 //! - `gpu_findings`: the miscompile sites against the recorded GPU reproducers and campaign kernels.
+//! - `hostile`: what hostile input must not do to `explain`, `check-ttgir` and the JSON request
+//!   readers (misread, mislead, run away in time or memory); the binary counts its allocations
+//!   for it.
 //! - `explain`: every recorded failure message is recognised; `scan`: the public-kernel corpus
 //!   (`tests/data/kernels`) replayed through scan's checks, and scan's arguments and cache keys.
 
@@ -22,6 +25,7 @@ mod finder;
 mod golden;
 mod gpu_findings;
 mod grid_ttgir;
+mod hostile;
 mod laws;
 mod op_level;
 mod oracle_replay;

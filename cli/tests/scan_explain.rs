@@ -1,7 +1,7 @@
 //! `scan` and `explain` from the shell: bad input ends with exit status 2
 //! and a message that says what is wrong; `explain` reads a file or stdin,
-//! names a known site (exit 1) and lists the nearest sites for an unknown
-//! message (exit 0). Scanning a real kernel needs Triton wheels: that is
+//! names a known site (exit 1) and, for an unknown message, exits 3 and
+//! lists the nearest sites that share words with it. Scanning a real kernel needs Triton wheels: that is
 //! `tests/oracle/kernels_corpus/ci.py`, run by `.ci/run`.
 
 use std::io::Write;
@@ -152,12 +152,12 @@ fn explain_reads_stdin_and_files_and_names_the_site() {
 }
 
 #[test]
-fn explain_says_unknown_and_lists_the_nearest_sites() {
+fn explain_says_unknown_exits_3_and_lists_only_sites_sharing_words() {
     let out = with_stdin(
         &["explain"],
-        "python: Foo.cpp:12: void frob(): Assertion `layout is frobnicated' failed.\n",
+        "python: Foo.cpp:12: void frob(): Assertion `shared layout is frobnicated' failed.\n",
     );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(stdout.starts_with("Unknown"), "{stdout}");
     let nearest: Vec<&str> = stdout
@@ -166,10 +166,18 @@ fn explain_says_unknown_and_lists_the_nearest_sites() {
         .skip(1)
         .collect();
     assert_eq!(nearest.len(), 3, "{stdout}");
+    for line in nearest {
+        assert!(line.contains("shared") || line.contains("layout"), "{line}");
+    }
     let out = with_stdin(&["explain", "--json"], "RuntimeError: frobnicated\n");
+    assert_eq!(out.status.code(), Some(3));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["known"], false);
-    assert_eq!(v["nearest"].as_array().map(Vec::len), Some(3));
+    assert_eq!(
+        v["nearest"].as_array().map(Vec::len),
+        Some(0),
+        "no site shares a word"
+    );
 }
 
 #[test]

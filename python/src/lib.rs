@@ -5,7 +5,7 @@
 //! One file per concept: `layout` (the class and the part mirroring Triton's
 //! binding), `ops` and `queries` (the crate's further operations), `formats`
 //! (text, JSON, TTGIR, pickling), `views` (Triton's printed views),
-//! `convert` (`to_linear_layout`), `finder` (the bug finder: `predict`,
+//! `convert` (`to_linear_layout`), `print_attr` (`ttgir_attr`), `finder` (the bug finder: `predict`,
 //! `fix_for`, `check_ttgir`, `sites`, `releases`), `errors` (exceptions), `args`, `inputs`,
 //! `names` and `nesting` (reading arguments quickly and safely); `cli` (the
 //! `linear-layout` command, for the wheel's console script).
@@ -23,6 +23,7 @@ mod layout;
 mod names;
 mod nesting;
 mod ops;
+mod print_attr;
 mod queries;
 mod views;
 
@@ -38,6 +39,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LayoutError", py.get_type::<errors::LayoutError>())?;
     m.add("NoLayoutError", py.get_type::<errors::NoLayoutError>())?;
     m.add_function(wrap_pyfunction!(convert::to_linear_layout, m)?)?;
+    m.add_function(wrap_pyfunction!(print_attr::ttgir_attr, m)?)?;
     finder::register(m)?;
     m.add_function(wrap_pyfunction!(cli::run_cli, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -583,6 +583,115 @@ impl Release {
     pub fn tcgen05_takes_int8(self) -> bool {
         self >= Release::V3_8
     }
+
+    // ---- How the release spells TTGIR: what a script writing modules for
+    // it needs (the conformance fuzzer, the op-level grids). Layout
+    // attributes are printed by `print_attr` / `attr_json`; these are the
+    // rest of the syntax. Each was measured by parsing or compiling modules
+    // in both spellings with the wheels of the releases around the cut.
+
+    /// The dialect prefix of the NVIDIA-specific ops: `triton_nvidia_gpu`
+    /// up to 3.2, `ttng` from 3.3 (renamed with [`Release::dialect`], PR
+    /// #5266).
+    pub fn nvidia_dialect(self) -> &'static str {
+        if self.has_legacy_dialect_names() {
+            "triton_nvidia_gpu"
+        } else {
+            "ttng"
+        }
+    }
+
+    /// The dialect of the shared-memory descriptor type: `!tt.memdesc` up
+    /// to 3.2, `!ttg.memdesc` from 3.3.
+    pub fn memdesc_dialect(self) -> &'static str {
+        if self.has_legacy_dialect_names() {
+            "tt"
+        } else {
+            "ttg"
+        }
+    }
+
+    /// Up to 3.2 the dialects are `triton_gpu` and `triton_nvidia_gpu`, and
+    /// the memdesc type is `tt`'s (the row's `dialect` says the same).
+    fn has_legacy_dialect_names(self) -> bool {
+        self.dialect() == "triton_gpu"
+    }
+
+    /// From 3.2 a memdesc type names its memory space
+    /// (`#triton_gpu.shared_memory`, from 3.3 `#ttg.shared_memory`); 3.1's
+    /// has none.
+    pub fn memdesc_names_memory_space(self) -> bool {
+        self >= Release::V3_2
+    }
+
+    /// From 3.5 `async_commit_group` names its input tokens after a
+    /// `tokens` keyword (`TritonGPUOps.td`); before, they follow the op.
+    pub fn commit_group_names_tokens(self) -> bool {
+        self >= Release::V3_5
+    }
+
+    /// From 3.6 a layout writes its CGA as linear bases (`CGALayout`), and
+    /// an `nvmma_shared` of another rank than 2 says so with `rank = N`; up
+    /// to 3.5 as three lists (`CTAsPerCGA`, `CTASplitNum`, `CTAOrder`),
+    /// whose length is the rank (PR #8770; each release's parser refuses
+    /// the other spelling: the `cga_spelling` site).
+    pub fn spells_cga_as_bases(self) -> bool {
+        self >= Release::V3_6
+    }
+
+    /// `#ttg.linear` exists from 3.3 (3.2.0's parser refuses
+    /// `#triton_gpu.linear`).
+    pub fn has_linear_attr(self) -> bool {
+        self >= Release::V3_3
+    }
+
+    /// `#ttg.padded_shared` exists from 3.5 (3.4.0's parser refuses it).
+    pub fn has_padded_shared(self) -> bool {
+        self >= Release::V3_5
+    }
+
+    /// From 3.7 the wheel's Gluon builds every layout class this crate
+    /// converts and gives its linear layout (`to_linear_layout`): the oracle
+    /// of the attribute conversions (`tests/oracle/encodings_oracle.py`).
+    /// 3.6.0's Gluon has older `AMDWMMALayout` and `PaddedSharedLayout`
+    /// signatures, 3.5.1's layout builder no `to_linear_layout`.
+    pub fn has_gluon_layout_oracle(self) -> bool {
+        self >= Release::V3_7
+    }
+
+    /// From 3.6 a `padded_shared` names its `shape` after its `order`
+    /// (`{order = [1, 0], shape = [32, 64]}`); 3.5.1's parser refuses the
+    /// key, 3.6.0's requires it.
+    pub fn padded_shared_names_shape(self) -> bool {
+        self >= Release::V3_6
+    }
+
+    /// From 3.6 a `padded_shared` buffer is lowered; 3.5 reads the
+    /// attribute but has no linear layout for it, and a `local_alloc` into
+    /// one aborts in `toLinearLayout` ("unknown layout",
+    /// `v3.5.1:lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp:1311`;
+    /// measured with the conformance fuzzer's shared-memory cases).
+    pub fn lowers_padded_shared(self) -> bool {
+        self >= Release::V3_6
+    }
+
+    /// `#ttg.shared_linear` exists from 3.6 (3.5.1's parser refuses it).
+    pub fn has_shared_linear(self) -> bool {
+        self >= Release::V3_6
+    }
+
+    /// From 3.2 a tensor of `f8E4M3FN` (`tl.float8e4nv`) is a `tt` tensor;
+    /// 3.1's float types are the `FNUZ` variants and `f8E5M2` (3.1.0's
+    /// parser refuses a `tt.load` of `f8E4M3FN`, 3.2.0's takes it).
+    pub fn has_f8e4m3fn_tensors(self) -> bool {
+        self >= Release::V3_2
+    }
+
+    /// `tt.gather` and `ttg.memdesc_trans` exist from 3.3 (3.2.0's parser
+    /// refuses both).
+    pub fn has_gather_and_memdesc_trans(self) -> bool {
+        self >= Release::V3_3
+    }
 }
 
 impl fmt::Display for Release {

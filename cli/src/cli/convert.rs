@@ -39,7 +39,9 @@ pub struct ConvertArgs {
     #[arg(long, conflicts_with = "svg")]
     view: bool,
     /// Draw the same as an SVG picture into FILE (legend, axis names, a
-    /// colour per warp, marks on elements held more than once).
+    /// colour per warp, marks on elements held more than once). FILE is
+    /// written atomically (a temporary file renamed into place); an empty
+    /// name, or a FILE that is a symbolic link or a directory, is refused.
     #[arg(long, value_name = "FILE")]
     svg: Option<String>,
     /// With --view or --svg: only the rows (dim0) A..B (A up to B-1), for a
@@ -121,8 +123,9 @@ pub fn run(args: ConvertArgs) -> Result<(), String> {
             cell_px: args.zoom,
             ..view::SvgOptions::default()
         };
+        super::output::plain_path(path, "--svg")?;
         let svg = view::svg(&layout, &opts)?;
-        std::fs::write(path, svg).map_err(|e| format!("cannot write {path}: {e}"))?;
+        super::output::write_file(std::path::Path::new(path), svg.as_bytes())?;
         super::print_out(&format!("wrote {path}\n"))?;
     } else if args.view {
         super::print_out(&view::holders_table(&layout, window.as_ref())?)?;

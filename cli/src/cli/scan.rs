@@ -368,8 +368,9 @@ fn request(a: &ScanArgs) -> Result<(ScanRequest, bool), String> {
 }
 
 pub fn run(a: ScanArgs) -> Result<Found, String> {
-    if a.junit.as_ref().is_some_and(|p| p.as_os_str().is_empty()) {
-        return Err("--junit: an empty path; name the file to write".into());
+    if let Some(path) = &a.junit {
+        let spelled = path.to_str().ok_or("--junit: the path is not UTF-8")?;
+        super::output::plain_path(spelled, "--junit")?;
     }
     let (req, json) = request(&a)?;
     let quiet = a.quiet;
@@ -403,7 +404,7 @@ pub fn run(a: ScanArgs) -> Result<Found, String> {
         render::text(&report, &options)
     };
     if let Some(path) = &a.junit {
-        super::write_atomically(path, &render::junit(&report))?;
+        super::output::write_file(path, render::junit(&report).as_bytes())?;
     }
     super::print_out(&text)?;
     Ok(Found::when(report.found_failure()))

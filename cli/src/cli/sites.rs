@@ -1,7 +1,7 @@
 //! `linear-layout sites`: the modelled failure sites and releases.
 
 use clap::Args;
-use linear_layout_triton::RELEASES;
+use linear_layout_triton::Release;
 use linear_layout_triton::finder::site_table;
 
 #[derive(Args)]
@@ -15,7 +15,7 @@ pub struct SitesArgs {
     /// Print the Markdown of notes/sites.md.
     #[arg(long)]
     markdown: bool,
-    /// List the modelled releases only.
+    /// List the modelled releases only (as `linear-layout releases` does).
     #[arg(long, conflicts_with_all = ["json", "markdown"])]
     releases: bool,
 }
@@ -28,20 +28,7 @@ pub fn run(args: SitesArgs) -> Result<(), String> {
     } else if !args.releases {
         site_table::text()
     } else {
-        let mut out = String::from(
-            "release  stands for      wheel checked first  all wheels checked       dialect\n",
-        );
-        for r in &RELEASES {
-            out += &format!(
-                "{:<8} {:<15} {:<20} {:<24} {}\n",
-                r.name,
-                r.minors.join(", "),
-                r.wheel,
-                r.wheels.join(", "),
-                r.dialect
-            );
-        }
-        out
+        super::releases::table(&Release::ALL)
     };
     super::print_out(&out)
 }

@@ -2,8 +2,9 @@
 # Usage: python/tests/llt/run_all.sh [--wheel WHEEL] [VERSION ...] [-- PYTEST_ARGS...]
 #
 # Runs the linear_layout.triton tests inside each release's venv
-# (tests/oracle/venv.sh VERSION; default: 3.1.0 3.2.0 3.3.1 3.4.0 3.9.0),
-# installing pytest there when missing.
+# (tests/oracle/venv.sh VERSION; the versions are `linear-layout releases
+# --wheels`, or some of them: python/ci.sh passes CI's sample), installing
+# pytest there when missing.
 #
 # Without --wheel the tests import the source tree (python/linear_layout,
 # its native extension built in place). With --wheel WHEEL (or
@@ -32,7 +33,7 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do
   esac
 done
 [ "${1:-}" = "--" ] && shift
-[ ${#versions[@]} -eq 0 ] && versions=(3.1.0 3.2.0 3.3.1 3.4.0 3.9.0)
+[ ${#versions[@]} -gt 0 ] || { echo "run_all: name the Triton versions to test (linear-layout releases --wheels)" >&2; exit 1; }
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/llt-run-all.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT

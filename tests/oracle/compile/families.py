@@ -23,7 +23,6 @@ lowering leaves the module `check-ttgir` reads.
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -33,6 +32,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import data_header  # noqa: E402
 import run_grid  # noqa: E402
+from harness import venvs  # noqa: E402
 
 OPTION_KEYS = ("num_warps", "num_stages", "num_ctas")
 
@@ -347,11 +347,7 @@ def modules(short):
     return out
 
 
-def venv_python(version):
-    p = subprocess.run(["bash", run_grid.VENV_SH, version], capture_output=True, text=True)
-    if p.returncode != 0:
-        raise SystemExit(p.stderr)
-    return p.stdout.strip().splitlines()[-1]
+venv_python = venvs.python
 
 
 def try_(args):
