@@ -67,13 +67,21 @@ def compile_cpu(case: dict[str, Any], cache: str) -> tuple[Any, dict[str, Any]]:
         info.update(
             verdict="compile_error",
             exception=type(e).__name__,
-            message=str(e).strip()[-3000:],
+            message=_why(e),
             compile_s=round(time.time() - t0, 3),
         )
         return None, info
     info["compile_s"] = round(time.time() - t0, 3)
     info["shared"] = getattr(compiled.metadata, "shared", None)
     return compiled, info
+
+
+def _why(e: BaseException) -> str:
+    """Return a compile failure's message with its cause (a front-end error ends in a caret)."""
+    text = str(e).strip()
+    if e.__cause__ is not None:
+        text += f"\ncause: {type(e.__cause__).__name__}: {e.__cause__}"
+    return text[-3000:]
 
 
 def selfcheck(case: dict[str, Any]) -> list[str]:
@@ -174,9 +182,7 @@ def run_gpu(worker: Any, case: dict[str, Any], rec: dict[str, Any], say: Any) ->
         args, outs = launch_args(torch, k, ins)
         fn.warmup(*args, grid=k.grid, **opts)
     except Exception as e:
-        rec.update(
-            verdict="compile_error", exception=type(e).__name__, message=str(e).strip()[-3000:]
-        )
+        rec.update(verdict="compile_error", exception=type(e).__name__, message=_why(e))
         return rec
     rec["compile_s"] = round(time.time() - t0, 3)
     say({"event": "phase", "id": case["id"], "phase": "run"})
