@@ -218,13 +218,16 @@ def test_refusals_cover_every_compile_error_of_the_h200_runs():
 @pytest.mark.parametrize(
     ("release", "wheel", "per_family"), RELEASES, ids=[w for _, w, _ in RELEASES]
 )
-def test_fresh_sample_compiles(release, wheel, per_family, fresh_seed, jobs, tmp_path):
+def test_fresh_sample_compiles(release, wheel, per_family, fresh_seed, jobs, tmp_path, monkeypatch):
     """Each family, a few fresh cases: compiled for sm90 and self-checked.
 
     A compile error passes only where the H200 runs measured the release refusing such
     kernels (``lang.refusals``); any other fails the test.
     """
     python = venv_python(wheel)
+    deps = os.environ.get("CONFORMANCE_LANG_PYDEPS")  # numpy for the wheel's python (run_cpu.sh)
+    if deps:
+        monkeypatch.setenv("PYTHONPATH", deps)
     rng = random.Random(fresh_seed)
     cases = []
     for fam, mod in sorted(FAMILIES.items()):
