@@ -8,7 +8,17 @@
 //! The names Triton uses in its layouts (`register`, `lane`, `warp`, `block`,
 //! `offset`, `dim0`, …) are interned first, in a fixed order, so they are
 //! available as constants such as [`Dim::REGISTER`].
+//!
+//! Interned names live as long as the process (a `Dim` prints by name, so
+//! its name cannot go away while a handle may exist). Names a program
+//! chooses are few; names read from input are not, so every reader of input
+//! (the text and JSON formats, `eval`, the Python package) interns with
+//! [`Dim::try_new`], which stops taking new names once [`MAX_NAMES`] names
+//! or [`MAX_NAME_BYTES`] bytes of names are interned: a long-running `eval`
+//! fed fresh names keeps a bounded table and answers the excess requests
+//! with an error instead of growing without end.
 
+use crate::error::LayoutError;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{OnceLock, RwLock};
@@ -19,6 +29,14 @@ use std::sync::{OnceLock, RwLock};
 /// is private: it depends on the order in which names were first seen.
 #[derive(Copy, Clone, PartialEq, Eq, Hash)]
 pub struct Dim(u32);
+
+/// The most distinct names [`Dim::try_new`] lets the process intern (every
+/// name the crate and Triton use, and tens of thousands more).
+pub const MAX_NAMES: usize = 1 << 16;
+
+/// The most bytes of names [`Dim::try_new`] lets the process intern
+/// (Triton's names are a few letters each).
+pub const MAX_NAME_BYTES: usize = 8 << 20;
 
 /// Names interned before any other, so that their handles are known constants.
 const WELL_KNOWN: [&str; 13] = [
@@ -38,7 +56,9 @@ impl Dim {
     /// `offset`: the element offset within a shared-memory buffer.
     pub const OFFSET: Dim = Dim(4);
 
-    /// Interns `name` and returns its handle.
+    /// Interns `name` and returns its handle. For names the program
+    /// chooses; a name read from input goes through [`Dim::try_new`], which
+    /// keeps the table bounded.
     pub fn new(name: &str) -> Dim {
         let table = interner();
         if let Some(&id) = read(table).ids.get(name) {
@@ -48,6 +68,36 @@ impl Dim {
             .write()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         guard.intern(name)
+    }
+
+    /// Interns a name read from input: the handle of a name already
+    /// interned, else a new one while the table holds fewer than
+    /// [`MAX_NAMES`] names and the name fits in [`MAX_NAME_BYTES`] with
+    /// the others. A new name past the bound is an error
+    /// (`too_many_names`); names already interned are always found.
+    pub fn try_new(name: &str) -> Result<Dim, LayoutError> {
+        if let Some(d) = Dim::lookup(name) {
+            return Ok(d);
+        }
+        let mut guard = interner()
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let full = guard.names.len() >= MAX_NAMES
+            || guard.bytes.saturating_add(name.len()) > MAX_NAME_BYTES;
+        if full && !guard.ids.contains_key(name) {
+            return Err(LayoutError::TooManyNames {
+                names: MAX_NAMES,
+                bytes: MAX_NAME_BYTES,
+            });
+        }
+        Ok(guard.intern(name))
+    }
+
+    /// The handle of `name` if it is interned, without interning it: a
+    /// query about a name never interned (no layout holds it) costs no
+    /// memory.
+    pub fn lookup(name: &str) -> Option<Dim> {
+        read(interner()).ids.get(name).map(|&id| Dim(id))
     }
 
     /// The logical tensor dimension `dim{index}`, as Triton names out-dims.
@@ -94,6 +144,8 @@ impl fmt::Debug for Dim {
 struct Interner {
     names: Vec<&'static str>,
     ids: HashMap<&'static str, u32>,
+    /// The bytes of all names.
+    bytes: usize,
 }
 
 impl Interner {
@@ -104,6 +156,7 @@ impl Interner {
         // Names live as long as the process, like MLIR's uniqued attributes.
         let name: &'static str = Box::leak(name.to_owned().into_boxed_str());
         let id = self.names.len() as u32;
+        self.bytes += name.len();
         self.names.push(name);
         self.ids.insert(name, id);
         Dim(id)
@@ -116,6 +169,7 @@ fn interner() -> &'static RwLock<Interner> {
         let mut table = Interner {
             names: Vec::new(),
             ids: HashMap::new(),
+            bytes: 0,
         };
         for name in WELL_KNOWN {
             table.intern(name);
@@ -144,5 +198,22 @@ mod tests {
         assert_eq!(Dim::standard(12).name(), "dim12");
         assert_eq!(dim("in7"), dim("in7"));
         assert_ne!(dim("in7"), dim("in8"));
+    }
+
+    #[test]
+    fn names_from_input_are_bounded() {
+        assert_eq!(Dim::try_new("lane"), Ok(Dim::LANE));
+        assert_eq!(Dim::lookup("never-interned-name-xyzzy"), None);
+        let huge = "x".repeat(MAX_NAME_BYTES + 1);
+        assert_eq!(
+            Dim::try_new(&huge),
+            Err(LayoutError::TooManyNames {
+                names: MAX_NAMES,
+                bytes: MAX_NAME_BYTES
+            })
+        );
+        assert_eq!(Dim::lookup(&huge), None, "a refused name is not interned");
+        let long = "y".repeat(4096);
+        assert_eq!(Dim::try_new(&long).unwrap().name(), long);
     }
 }

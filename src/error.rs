@@ -362,6 +362,21 @@ pub enum LayoutError {
         /// The operation.
         op: &'static str,
     },
+    /// A new dim name read from input when the process already interns
+    /// [`crate::dim::MAX_NAMES`] names, or the name does not fit in
+    /// [`crate::dim::MAX_NAME_BYTES`] with the others (names live as long
+    /// as the process).
+    #[error(
+        "this process already holds the most dim names it keeps ({names} names, {bytes} bytes \
+         in all); a new name is refused (the names a layout uses are few: register, lane, warp, \
+         block, offset, dim0, ...; restart the process to start afresh)"
+    )]
+    TooManyNames {
+        /// The most names.
+        names: usize,
+        /// The most bytes of names.
+        bytes: usize,
+    },
     /// Text that does not parse.
     #[error("{format}: line {line}, column {column}: {message}")]
     Parse {
@@ -404,6 +419,7 @@ impl LayoutError {
             LayoutError::IndexOutOfRange { .. } => "index_out_of_range",
             LayoutError::WrongLength { .. } => "wrong_length",
             LayoutError::DivisionMismatch { .. } => "division_mismatch",
+            LayoutError::TooManyNames { .. } => "too_many_names",
             LayoutError::Parse { .. } => "parse",
         }
     }

@@ -65,10 +65,10 @@ pub mod tutorial;
 pub mod utils;
 
 pub use column_action::ColumnAction;
-pub use dim::{Dim, dim};
+pub use dim::{Dim, MAX_NAME_BYTES, MAX_NAMES, dim};
 pub use error::{DimList, DimSizes, LayoutError, Result, Side};
 pub use layout::supremum;
-pub use layout::{Bases, LinearLayout, MAX_BITS};
+pub use layout::{Bases, LinearLayout, MAX_BITS, MAX_DIMS};
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

@@ -35,6 +35,29 @@ pub const PANIC: &str = "panic";
 /// Answers one request: [`eval`], or a stand-in in tests.
 pub type Evaluator = fn(&Value) -> Result<Value, EvalError>;
 
+/// The most answers one shrink asks for (a shrink of a real failing
+/// request takes hundreds): a request with many removable parts stops
+/// there, with the smallest failing request found.
+pub const MAX_EVALUATIONS: usize = 100_000;
+
+/// The largest request, as JSON text, the `shrink-trace` command shrinks:
+/// each candidate is a copy of it, and a failing request worth shrinking
+/// is a few kilobytes.
+pub const MAX_SHRINK_BYTES: usize = 64 << 10;
+
+/// A shrunk request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shrunk {
+    /// The smallest failing request found.
+    pub request: Value,
+    /// Whether no single removal keeps it failing (false: the budget ran
+    /// out first).
+    pub complete: bool,
+}
+
+/// One removal, applied to a copy of the request.
+type Removal = Box<dyn Fn(&mut Value)>;
+
 /// Finds and shrinks failing requests, answering them with an
 /// [`Evaluator`].
 #[derive(Clone, Copy)]
@@ -77,17 +100,58 @@ impl Shrinker {
         })
     }
 
-    /// The smallest request (by removals) that still fails with `kind`.
+    /// The smallest request (by removals) that still fails with `kind`,
+    /// within [`MAX_EVALUATIONS`] answers.
     pub fn shrink(&self, request: &Value, kind: &str) -> Value {
+        self.shrink_within(request, kind, MAX_EVALUATIONS).request
+    }
+
+    /// Shrinks `request` as [`Shrinker::shrink`] does, answering at most
+    /// `budget` candidates: each round tries every request one removal
+    /// smaller, built one at a time (memory: two requests, not one per
+    /// candidate), and keeps the smallest that still fails with `kind`.
+    /// When the budget runs out, the smallest found so far, marked
+    /// incomplete.
+    pub fn shrink_within(&self, request: &Value, kind: &str, budget: usize) -> Shrunk {
         let mut best = request.clone();
+        let mut best_size = size(&best);
+        let mut left = budget;
         loop {
-            let next = smaller(&best)
-                .into_iter()
-                .filter(|r| self.failure_kind(r).as_deref() == Some(kind))
-                .min_by_key(size);
+            let mut next: Option<(Value, usize)> = None;
+            let mut complete = true;
+            for change in removals(&best) {
+                if left == 0 {
+                    complete = false;
+                    break;
+                }
+                left -= 1;
+                let mut candidate = best.clone();
+                change(&mut candidate);
+                if self.failure_kind(&candidate).as_deref() != Some(kind) {
+                    continue;
+                }
+                let candidate_size = size(&candidate);
+                if next.as_ref().is_none_or(|(_, s)| candidate_size < *s) {
+                    next = Some((candidate, candidate_size));
+                }
+            }
             match next {
-                Some(r) if size(&r) < size(&best) => best = r,
-                _ => return best,
+                Some((r, s)) if s < best_size => {
+                    best = r;
+                    best_size = s;
+                }
+                _ => {
+                    return Shrunk {
+                        request: best,
+                        complete,
+                    };
+                }
+            }
+            if !complete {
+                return Shrunk {
+                    request: best,
+                    complete,
+                };
             }
         }
     }
@@ -143,12 +207,12 @@ impl Shrinker {
 pub fn json_requests(text: &str) -> Vec<Value> {
     let lines: Vec<Value> = text
         .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|l| crate::eval::parse_strict(l).ok())
         .filter(Value::is_object)
         .collect();
     if lines.is_empty() {
         // Not JSON Lines: the whole text may be one request.
-        return serde_json::from_str(text)
+        return crate::eval::parse_strict(text)
             .into_iter()
             .filter(Value::is_object)
             .collect();
@@ -156,9 +220,10 @@ pub fn json_requests(text: &str) -> Vec<Value> {
     lines
 }
 
-/// Every request one removal smaller than `req`.
-fn smaller(req: &Value) -> Vec<Value> {
-    let mut out = Vec::new();
+/// Every removal that makes `req` one part smaller, to apply to a copy of
+/// it.
+fn removals(req: &Value) -> Vec<Removal> {
+    let mut out: Vec<Removal> = Vec::new();
     let Some(obj) = req.as_object() else {
         return out;
     };
@@ -174,7 +239,7 @@ fn smaller(req: &Value) -> Vec<Value> {
         }
     }
     for path in &layouts {
-        smaller_layouts(req, path, &mut out);
+        layout_removals(req, path, &mut out);
     }
     // Drop one name from a dim-list argument (`dims`, `ins`, `order`, ...).
     for (key, value) in obj {
@@ -185,43 +250,43 @@ fn smaller(req: &Value) -> Vec<Value> {
             continue;
         }
         for i in 0..names.len() {
-            let mut r = req.clone();
-            if let Some(list) = r[key].as_array_mut() {
-                list.remove(i);
-            }
-            out.push(r);
+            let key = key.clone();
+            out.push(Box::new(move |r: &mut Value| {
+                if let Some(list) = r[&key].as_array_mut() {
+                    list.remove(i);
+                }
+            }));
         }
     }
     out
 }
 
-/// Every request with one in-dim, basis or out-dim less in the layout at
-/// JSON pointer `path`.
-fn smaller_layouts(req: &Value, path: &str, out: &mut Vec<Value>) {
+/// Every removal of one in-dim, basis or out-dim of the layout at JSON
+/// pointer `path`.
+fn layout_removals(req: &Value, path: &str, out: &mut Vec<Removal>) {
     let bases_at = format!("{path}/bases");
     let Some(bases) = req.pointer(&bases_at).and_then(Value::as_array) else {
         return;
     };
     // The out-dims: `out_dims` pairs in a layout, or the parallel
     // `out_dim_names` and `out_dim_sizes` of a top-level `from_bases`.
-    let out_lists: Vec<String> = ["out_dims", "out_dim_names", "out_dim_sizes"]
-        .iter()
-        .map(|key| format!("{path}/{key}"))
-        .filter(|at| req.pointer(at).is_some_and(Value::is_array))
-        .collect();
+    let out_lists: std::rc::Rc<Vec<String>> = std::rc::Rc::new(
+        ["out_dims", "out_dim_names", "out_dim_sizes"]
+            .iter()
+            .map(|key| format!("{path}/{key}"))
+            .filter(|at| req.pointer(at).is_some_and(Value::is_array))
+            .collect(),
+    );
     let out_dims = out_lists
         .first()
         .and_then(|at| req.pointer(at))
         .and_then(Value::as_array)
         .map_or(0, Vec::len);
-    let with = |change: &dyn Fn(&mut Value)| {
-        let mut r = req.clone();
-        change(&mut r);
-        r
-    };
+    let bases_at = std::rc::Rc::new(bases_at);
     // Drop a whole in-dim.
     for d in 0..bases.len() {
-        out.push(with(&|r| {
+        let bases_at = bases_at.clone();
+        out.push(Box::new(move |r: &mut Value| {
             if let Some(b) = r.pointer_mut(&bases_at).and_then(Value::as_array_mut) {
                 b.remove(d);
             }
@@ -231,8 +296,8 @@ fn smaller_layouts(req: &Value, path: &str, out: &mut Vec<Value>) {
     for (d, dim) in bases.iter().enumerate() {
         let n = dim.get(1).and_then(Value::as_array).map_or(0, Vec::len);
         for i in 0..n {
-            out.push(with(&|r| {
-                let at = format!("{bases_at}/{d}/1");
+            let at = format!("{bases_at}/{d}/1");
+            out.push(Box::new(move |r: &mut Value| {
                 if let Some(v) = r.pointer_mut(&at).and_then(Value::as_array_mut) {
                     v.remove(i);
                 }
@@ -241,8 +306,9 @@ fn smaller_layouts(req: &Value, path: &str, out: &mut Vec<Value>) {
     }
     // Drop an out-dim (and its component in every basis).
     for k in 0..out_dims {
-        out.push(with(&|r| {
-            for at in &out_lists {
+        let (bases_at, out_lists) = (bases_at.clone(), out_lists.clone());
+        out.push(Box::new(move |r: &mut Value| {
+            for at in out_lists.iter() {
                 if let Some(o) = r.pointer_mut(at).and_then(Value::as_array_mut) {
                     if k < o.len() {
                         o.remove(k);

@@ -27,7 +27,7 @@ fn source_line(message: &str) -> Option<&str> {
 /// Whether the model's failure is what the real compiler printed: the
 /// recorded message holds Triton's text as the model gives it, and an
 /// assertion recorded with its `File.cpp:123` is at the location's line.
-fn same_site(recorded: &str, failure: &Failure) -> bool {
+pub(crate) fn same_site(recorded: &str, failure: &Failure) -> bool {
     let line_agrees = match (source_line(recorded), failure.location.file_and_line()) {
         (Some(at), Some(ours)) => at == ours,
         _ => true,
@@ -35,7 +35,7 @@ fn same_site(recorded: &str, failure: &Failure) -> bool {
     line_agrees && recorded.contains(&failure.triton_message)
 }
 
-fn verdict(outcome: &str) -> Option<Verdict> {
+pub(crate) fn verdict(outcome: &str) -> Option<Verdict> {
     match outcome {
         "ok" => Some(Verdict::Ok),
         "abort" => Some(Verdict::Abort),
@@ -63,7 +63,10 @@ fn site_models_agree_with_every_recorded_one_op_module() {
             "no recorded MMA pairs for {release}: {fuzz:?}"
         );
     }
-    let files: Vec<_> = grids.iter().chain(&fuzz).collect();
+    // The later sites (the multi-CTA ones of 3.5 on, 3.1/3.2's Hopper
+    // ones), one file per release.
+    let later = recorded::of_kind(Kind::OpLevelSiteModules);
+    let files: Vec<_> = grids.iter().chain(&fuzz).chain(&later).collect();
     let mut failures = Vec::new();
     // (release, site, outcome) → count, so that the grid is seen to exercise
     // both outcomes of every site somewhere.
@@ -143,6 +146,11 @@ fn site_models_agree_with_every_recorded_one_op_module() {
         "shared_tile",
         "pipelined_load",
         "mma_pair",
+        "cta_convert",
+        "cta_local",
+        "wgmma_cga",
+        "hopper_dot_operand",
+        "mma_indices",
     ] {
         for pass in [true, false] {
             assert!(

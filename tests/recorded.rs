@@ -35,6 +35,14 @@ pub enum Kind {
     OpLevelModules,
     /// Random one-op modules (`op_level.py fuzz --out`).
     OpLevelFuzz,
+    /// Compiles of the 3.7-3.9 family kernels with their TTGIR (`families.py record`).
+    FamilyCompiles,
+    /// One-op modules of the 3.7-3.9 family sites (`families.py record`).
+    FamilyModules,
+    /// One-op modules of later sites, per release (`op_level.py record --sites`).
+    OpLevelSiteModules,
+    /// Kernel compiles with the TTGIR handed to the lowering (`grid_ttgir.py record`).
+    GridTtgirCompiles,
     /// `LinearLayout` requests and Triton's answers (`algebra_oracle.py record`).
     AlgebraRequests,
     /// Gluon's conversions of random attributes (`encodings_oracle.py record`).
@@ -48,7 +56,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 12] = [
+    pub const ALL: [Kind; 16] = [
         Kind::Configs,
         Kind::KernelCompiles,
         Kind::FlaCompiles,
@@ -56,6 +64,10 @@ impl Kind {
         Kind::KnownDisagreements,
         Kind::OpLevelModules,
         Kind::OpLevelFuzz,
+        Kind::FamilyCompiles,
+        Kind::FamilyModules,
+        Kind::OpLevelSiteModules,
+        Kind::GridTtgirCompiles,
         Kind::AlgebraRequests,
         Kind::Conversions,
         Kind::GoldenConversions,
@@ -72,6 +84,10 @@ impl Kind {
             Kind::KnownDisagreements => "known-disagreements",
             Kind::OpLevelModules => "op-level-modules",
             Kind::OpLevelFuzz => "op-level-fuzz",
+            Kind::FamilyCompiles => "family-compiles",
+            Kind::FamilyModules => "family-modules",
+            Kind::OpLevelSiteModules => "op-level-site-modules",
+            Kind::GridTtgirCompiles => "grid-ttgir-compiles",
             Kind::AlgebraRequests => "algebra-requests",
             Kind::Conversions => "conversions",
             Kind::GoldenConversions => "golden-conversions",

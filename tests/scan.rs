@@ -11,12 +11,11 @@
 //!   answers with recorded TTGIR, and a second scan served from the cache.
 
 use crate::recorded::{self, Kind};
-use linear_layout_scan::args::parse_args;
-use linear_layout_scan::python::PythonOptions;
-use linear_layout_scan::space::Axes;
-use linear_layout_scan::{Outcome, ScanRequest, check_module, scan};
+use linear_layout_scan::{Axes, PythonOptions, ScanRequest, check_module, parse_args, scan};
 use linear_layout_triton::Release;
 use linear_layout_triton::finder::Arch;
+use linear_layout_triton::report::render::{self, TextOptions};
+use linear_layout_triton::report::{ConfigOutcome, Reproducer, RunStatus, Subject};
 use linear_layout_triton::{Entry, Verdict};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -231,36 +230,52 @@ fn the_pipeline_runs_against_a_stand_in_worker_and_then_from_the_cache() {
     // 2 warps x 2 values of a constexpr the code never reads = 4
     // configurations, but only 2 distinct front ends
     assert_eq!(report.configs.len(), 4);
-    assert_eq!(report.releases.len(), 1);
+    assert_eq!(report.builds.len(), 1);
     let jobs = std::fs::read_to_string(&log).unwrap();
     let fronts = jobs.lines().filter(|l| l.contains("front_end")).count();
     assert_eq!(fronts, 2, "{jobs}");
     let fails: Vec<usize> = (0..4)
-        .filter(|&c| matches!(report.outcomes[0][c], Outcome::Fails { .. }))
+        .filter(|&c| matches!(report.outcomes[0][c], ConfigOutcome::Fails { .. }))
         .collect();
     assert_eq!(fails.len(), 2);
     assert!(fails.iter().all(|&c| report.configs[c].num_warps == 8));
     let g = &report.groups[0];
     assert_eq!(g.site.id, "stmatrix");
     assert_eq!(g.configs.len(), 2);
-    let repro = std::fs::read_to_string(g.reproducer.as_ref().unwrap()).unwrap();
+    let Some(Reproducer::Script { path, ran: None }) = &g.reproducer else {
+        panic!("a reproducer script, not run: {:?}", g.reproducer);
+    };
+    let repro = std::fs::read_to_string(path).unwrap();
     assert!(repro.contains("KERNEL = fake_kernel"), "{repro}");
-    let minimal = g.minimal.as_ref().expect("a minimal module");
+    let minimal = g.minimal_module.as_ref().expect("a minimal module");
     assert!(minimal.ops_after < minimal.ops_before);
     assert_eq!(
-        minimal.compiled.as_ref().map(|c| c.0.as_str()),
-        Some("abort")
+        minimal.compiled.as_ref().map(|c| c.status),
+        Some(RunStatus::Abort)
     );
     assert!(report.found_failure());
-    let text = report.to_text();
+    let text = render::text(&report, &TextOptions::default());
     assert!(text.contains("site stmatrix"), "{text}");
-    assert!(report.to_json()["groups"][0]["site"] == "stmatrix");
+    assert!(render::json(&report)["groups"][0]["site"] == "stmatrix");
+    // JUnit: a case per configuration and release; the two failing ones
+    // carry the site and the reproducer script
+    let junit = render::junit(&report);
+    assert_eq!(junit.matches("<testcase ").count(), 4, "{junit}");
+    assert_eq!(junit.matches("<failure ").count(), 2, "{junit}");
+    assert_eq!(junit.matches("site: stmatrix").count(), 2, "{junit}");
+    assert!(
+        junit.contains(&format!("reproduce: {}", path.display())),
+        "{junit}"
+    );
 
     // The same scan again: every front end from the cache, no job sent.
     let before = std::fs::read_to_string(&log).unwrap().lines().count();
     let again = scan(&req, &|_| {}).expect("the cached scan runs");
-    assert_eq!(again.timing.ran, 0);
-    assert_eq!(again.timing.cached, 4);
+    let Subject::Kernel(kernel) = &again.subject else {
+        panic!("a scan reports a kernel");
+    };
+    assert_eq!(kernel.timing.ran, 0);
+    assert_eq!(kernel.timing.cached, 4);
     assert_eq!(
         std::fs::read_to_string(&log).unwrap().lines().count(),
         before

@@ -1,7 +1,5 @@
-//! The `linear-layout` command line: a thin layer over the library.
-
-mod cli;
+//! The `linear-layout` command line: a thin layer over the libraries.
 
 fn main() -> std::process::ExitCode {
-    cli::main()
+    std::process::ExitCode::from(linear_layout_cli::run(std::env::args_os()))
 }

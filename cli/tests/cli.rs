@@ -153,8 +153,15 @@ fn convert_prints_triton_text_json_and_view() {
         serde_json::json!(["lane", [[0, 8], [0, 0], [0, 0], [1, 0], [2, 0]]])
     );
 
+    // By default the lines stay narrow and the last says how to see the rest.
+    let narrow = run_ok(&["convert", "--view", "--shape", "64x256", E1]);
+    assert!(narrow.lines().all(|l| l.chars().count() <= 160), "{narrow}");
+    assert!(narrow.contains("--cols 0.. the full grid)"), "{narrow}");
+    // --cols 0.. gives the full grid (the new default layout is the point).
     let view = bin()
-        .args(["convert", "--view", "--shape", "64x256", E1])
+        .args([
+            "convert", "--view", "--shape", "64x256", E1, "--cols", "0..",
+        ])
         .output()
         .unwrap();
     let view = String::from_utf8(view.stdout).unwrap();
@@ -573,6 +580,8 @@ fn help_text_names_exactly_the_modelled_releases() {
         "check-ttgir",
         "shrink-trace",
         "sites",
+        "releases",
+        "print-attr",
     ];
     for cmd in commands {
         let help = run_ok(&[cmd, "--help"]);
@@ -590,6 +599,119 @@ fn help_text_names_exactly_the_modelled_releases() {
     let out = bin().args(["predict", "--triton", "2.9"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(release_names(&String::from_utf8_lossy(&out.stderr)), table);
+}
+
+#[test]
+fn releases_prints_the_table_for_people_and_for_scripts() {
+    use linear_layout_triton::{RELEASES, Release};
+    let json: serde_json::Value = serde_json::from_str(&run_ok(&["releases", "--json"])).unwrap();
+    assert_eq!(json, linear_layout_triton::releases_json());
+    let wheels: Vec<&str> = RELEASES.iter().map(|r| r.wheel).collect();
+    assert_eq!(run_ok(&["releases", "--wheels"]).trim(), wheels.join(" "));
+    let multi: Vec<&str> = RELEASES
+        .iter()
+        .filter(|r| r.release.models_multi_cta())
+        .map(|r| r.wheel)
+        .collect();
+    assert!(!multi.is_empty() && multi.len() < wheels.len());
+    assert_eq!(
+        run_ok(&["releases", "--wheels", "--multi-cta"]).trim(),
+        multi.join(" ")
+    );
+    let filtered: serde_json::Value =
+        serde_json::from_str(&run_ok(&["releases", "--json", "--multi-cta"])).unwrap();
+    let names: Vec<&str> = filtered["releases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    let want: Vec<&str> = Release::ALL
+        .into_iter()
+        .filter(|r| r.models_multi_cta())
+        .map(|r| r.name())
+        .collect();
+    assert_eq!(names, want);
+    // One line per release after the heading, each naming its wheel and tag.
+    let text = run_ok(&["releases"]);
+    let lines: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(lines.len(), RELEASES.len());
+    for (line, info) in lines.iter().zip(&RELEASES) {
+        assert!(line.starts_with(info.name), "{line}");
+        assert!(
+            line.contains(info.wheel) && line.contains(info.tag),
+            "{line}"
+        );
+    }
+    assert_eq!(run_ok(&["sites", "--releases"]), text);
+}
+
+#[test]
+fn the_configuration_flags_are_the_configuration_fields() {
+    let fields = linear_layout_triton::kernel_fields::config_fields();
+    for cmd in ["predict", "shrink", "repro"] {
+        let help = run_ok(&[cmd, "--help"]);
+        let flags: std::collections::BTreeSet<String> = help
+            .split_whitespace()
+            .filter(|w| w.starts_with("--") && w.len() > 2)
+            .map(|w| {
+                w.trim_matches(|c: char| !c.is_alphanumeric() && c != '-')
+                    .to_string()
+            })
+            .collect();
+        for field in fields {
+            let flag = format!("--{}", field.replace('_', "-"));
+            assert!(
+                flags.contains(&flag),
+                "`{cmd} --help` lacks {flag}: {flags:?}"
+            );
+        }
+    }
+    let help = run_ok(&["predict", "--help"]);
+    for field in fields {
+        assert!(
+            help.contains(&format!("\"{field}\"")),
+            "--batch's help lacks {field}"
+        );
+    }
+}
+
+#[test]
+fn print_attr_spells_an_attribute_for_each_release() {
+    let nvmma = r#"{"kind": "nvmma_shared", "swizzlingByteWidth": 128, "transposed": false, "elementBitWidth": 16}"#;
+    assert_eq!(
+        run_ok(&["print-attr", "--triton", "3.2", nvmma]),
+        "#triton_gpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], hasLeadingOffset = true}>\n"
+    );
+    assert_eq!(
+        run_ok(&["print-attr", nvmma]),
+        "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>\n"
+    );
+    let out = bin()
+        .args(["print-attr", r#"{"kind": "blocked"}"#])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("blocked needs `sizePerThread`"), "{err}");
+    // A batch answers each line, echoing ids, the bad ones with an error.
+    let input = format!(
+        "{{\"id\": 7, \"attr\": {nvmma}, \"triton\": \"3.3.1\"}}\n{{\"attr\": {{\"kind\": \"x\"}}}}\nnot json\n"
+    );
+    let (status, stdout, _) = run_input(&["print-attr", "--batch"], input.as_bytes());
+    assert_eq!(status, Some(0));
+    let answers: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 3);
+    assert_eq!(answers[0]["id"], 7);
+    assert_eq!(
+        answers[0]["ok"],
+        "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>"
+    );
+    assert_eq!(answers[1]["error"]["kind"], "bad_attr");
+    assert_eq!(answers[2]["error"]["kind"], "bad_json");
 }
 
 /// Runs the binary with `args` and `input` on stdin; (status, stdout, stderr).
@@ -1027,4 +1149,109 @@ fn check_ttgir_reports_a_miscompile_as_wrong_with_exit_status_1() {
     );
     assert_eq!(code, Some(0));
     assert!(out.contains("no modelled check fails"), "{out}");
+}
+
+#[test]
+fn every_command_says_its_exit_status_in_its_help() {
+    let commands = [
+        "show",
+        "eval",
+        "convert",
+        "predict",
+        "search",
+        "shrink",
+        "repro",
+        "check-ttgir",
+        "shrink-trace",
+        "sites",
+        "scan",
+        "explain",
+    ];
+    for cmd in commands {
+        let help = run_ok(&[cmd, "--help"]);
+        // `explain` always has an answer or says it has none (3), never 0
+        let first = if cmd == "explain" { "1 " } else { "0 " };
+        assert!(
+            help.contains(&format!("Exit status: {first}")),
+            "`{cmd} --help`: {help}"
+        );
+        // 1 where the command finds or predicts failures, then 2 for bad input
+        assert!(help.contains(", 2 "), "`{cmd} --help`: {help}");
+    }
+}
+
+#[test]
+fn repro_exits_1_when_it_predicts_a_failure_and_0_when_not() {
+    let dir = std::env::temp_dir().join(format!("linear-layout-repro-{}", std::process::id()));
+    let out = dir.to_str().unwrap();
+    // int8 dots with K = 16 are refused by 3.1 and compiled by 3.2
+    let config = [
+        "repro",
+        "--pattern",
+        "dot",
+        "--m",
+        "16",
+        "--n",
+        "16",
+        "--k",
+        "16",
+        "--dtype",
+        "int8",
+        "--num-warps",
+        "4",
+        "--num-stages",
+        "1",
+        "--arch",
+        "sm80",
+        "--out",
+        out,
+    ];
+    let fails = run_with(&[&config[..], &["--triton", "3.1"]].concat(), 1);
+    assert!(
+        fails.contains("predicted for") && fails.contains("dot_k"),
+        "{fails}"
+    );
+    let compiles = run_with(&[&config[..], &["--triton", "3.2"]].concat(), 0);
+    assert!(compiles.contains(": ok"), "{compiles}");
+    assert!(dir.join("repro.py").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn predict_for_one_release_shows_the_fix_and_the_workaround() {
+    let out = run_with(
+        &[
+            "predict",
+            "--pattern",
+            "dot",
+            "--m",
+            "16",
+            "--n",
+            "16",
+            "--k",
+            "16",
+            "--dtype",
+            "int8",
+            "--num-warps",
+            "4",
+            "--num-stages",
+            "1",
+            "--arch",
+            "sm80",
+            "--triton",
+            "3.1",
+        ],
+        1,
+    );
+    assert!(out.contains("\nfix:     fixed in 3.2"), "{out}");
+    assert!(out.contains("\nworkaround: "), "{out}");
+}
+
+#[test]
+fn sites_prints_a_plain_table_and_markdown_only_when_asked() {
+    let plain = run_ok(&["sites"]);
+    assert!(plain.starts_with("site "), "{plain}");
+    assert!(!plain.contains('|'));
+    let markdown = run_ok(&["sites", "--markdown"]);
+    assert!(markdown.starts_with("# Failure sites"));
 }

@@ -1,7 +1,7 @@
 //! `scan` and `explain` from the shell: bad input ends with exit status 2
 //! and a message that says what is wrong; `explain` reads a file or stdin,
-//! names a known site (exit 1) and lists the nearest sites for an unknown
-//! message (exit 0). Scanning a real kernel needs Triton wheels: that is
+//! names a known site (exit 1) and, for an unknown message, exits 3 and
+//! lists the nearest sites that share words with it. Scanning a real kernel needs Triton wheels: that is
 //! `tests/oracle/kernels_corpus/ci.py`, run by `.ci/run`.
 
 use std::io::Write;
@@ -71,6 +71,10 @@ fn scan_refuses_bad_input_with_exit_2_and_the_reason() {
         (
             vec!["scan", "k.py::k", "--triton", "2.9"],
             "--triton 2.9: not a Triton release",
+        ),
+        (
+            vec!["scan", "k.py::k", "--junit", ""],
+            "a value is required for '--junit",
         ),
         (
             vec!["scan", "k.py::k", "--python", "3.2"],
@@ -148,12 +152,12 @@ fn explain_reads_stdin_and_files_and_names_the_site() {
 }
 
 #[test]
-fn explain_says_unknown_and_lists_the_nearest_sites() {
+fn explain_says_unknown_exits_3_and_lists_only_sites_sharing_words() {
     let out = with_stdin(
         &["explain"],
-        "python: Foo.cpp:12: void frob(): Assertion `layout is frobnicated' failed.\n",
+        "python: Foo.cpp:12: void frob(): Assertion `shared layout is frobnicated' failed.\n",
     );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(stdout.starts_with("Unknown"), "{stdout}");
     let nearest: Vec<&str> = stdout
@@ -162,10 +166,59 @@ fn explain_says_unknown_and_lists_the_nearest_sites() {
         .skip(1)
         .collect();
     assert_eq!(nearest.len(), 3, "{stdout}");
+    for line in nearest {
+        assert!(line.contains("shared") || line.contains("layout"), "{line}");
+    }
     let out = with_stdin(&["explain", "--json"], "RuntimeError: frobnicated\n");
+    assert_eq!(out.status.code(), Some(3));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["known"], false);
-    assert_eq!(v["nearest"].as_array().map(Vec::len), Some(3));
+    assert_eq!(
+        v["nearest"].as_array().map(Vec::len),
+        Some(0),
+        "no site shares a word"
+    );
+}
+
+#[test]
+fn explain_reads_the_guards_failures_file_record_by_record() {
+    let record = |message: &str, stage: &str| {
+        serde_json::json!({
+            "schema": "linear-layout/compile-failure/1", "id": stage, "triton_version": "3.2.0",
+            "target": {"backend": "cuda", "arch": 90, "warp_size": 32}, "kernel": "chain_b",
+            "config": {"num_warps": 8}, "stage": stage, "ending": "SIGABRT",
+            "message": message, "log": message, "reproducer": "/tmp/repro.py",
+        })
+        .to_string()
+    };
+    let file = format!(
+        "{}\n{}\n",
+        record(
+            "python: Foo.cpp:12: void frob(): Assertion `layout is frobnicated' failed.",
+            "ttgir"
+        ),
+        record(STMATRIX, "llir"),
+    );
+    let out = with_stdin(&["explain"], &file);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let heads: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("== line"))
+        .collect();
+    assert_eq!(heads.len(), 2, "{stdout}");
+    assert!(heads[0].contains("SIGABRT in stage ttgir"), "{stdout}");
+    assert!(stdout.contains("Unknown"), "{stdout}");
+    assert!(stdout.contains("Site stmatrix"), "{stdout}");
+    let out = with_stdin(&["explain", "--json"], &file);
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["explanation"]["known"], false);
+    assert_eq!(lines[1]["explanation"]["site"]["site"], "stmatrix");
+    assert_eq!(lines[1]["line"], 2);
 }
 
 #[test]

@@ -13,7 +13,8 @@ package gives the same answers as Triton 3.9.0's Python binding and raises
   the views, ...), plus the rest of Triton's C++ operations in snake_case
   (``reshape_outs``, ``divide_left``, ``sublayout``, ...).
 - :func:`to_linear_layout`: the layout a given Triton release builds for a
-  TTGIR layout attribute and a tensor shape.
+  TTGIR layout attribute and a tensor shape; :func:`ttgir_attr`: an
+  attribute given as data, printed the way a release spells it.
 - :class:`LayoutError` (a ``ValueError``, with ``.kind``) and
   :class:`NoLayoutError` (a ``LayoutError``: the release has no linear
   layout for that attribute).
@@ -44,8 +45,10 @@ from linear_layout._finder import (
     ReleaseInfo,
     Site,
     TtgirFinding,
+    TtgirSpelling,
 )
 from linear_layout._native import (
+    CONFIG_FIELDS,
     MAX_NESTING,
     MAX_VIEW_BITS,
     LayoutError,
@@ -59,10 +62,12 @@ from linear_layout._native import (
     releases,
     sites,
     to_linear_layout,
+    ttgir_attr,
 )
 from linear_layout._records import Record
 
 __all__ = [
+    "CONFIG_FIELDS",
     "MAX_NESTING",
     "MAX_VIEW_BITS",
     "CheckReport",
@@ -78,6 +83,7 @@ __all__ = [
     "ReleaseInfo",
     "Site",
     "TtgirFinding",
+    "TtgirSpelling",
     "__version__",
     "check_ttgir",
     "explain",
@@ -86,4 +92,5 @@ __all__ = [
     "releases",
     "sites",
     "to_linear_layout",
+    "ttgir_attr",
 ]

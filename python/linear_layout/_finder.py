@@ -31,19 +31,20 @@ __all__ = [
     "SiteVerdict",
     "Step",
     "TtgirFinding",
+    "TtgirSpelling",
 ]
 
 
 class KernelConfig(Record):
     """A kernel configuration in its JSON form (``predict --batch``'s input).
 
+    Its fields are :data:`~linear_layout.CONFIG_FIELDS` (the crate's):
     ``pattern`` (``dot``, ``chain-a``, ``chain-b``...), block sizes ``m``,
     ``n``, ``k`` (``None`` for a pattern without one) and ``x`` (chain
-    patterns; else ``None``),
-    ``dtype``, ``num_warps``, ``num_stages``, ``arch``, ``triton`` (the
-    release) and, when not 1, ``num_ctas``; for a development build,
-    ``variant``. Any finder function
-    takes one back as its configuration.
+    patterns; else ``None``), ``dtype``, ``num_warps``, ``num_stages``,
+    ``arch``, ``num_ctas`` (left out of the JSON when 1), ``triton`` (the
+    release) and ``variant`` (a development build, else left out). Any
+    finder function takes one back as its configuration.
     """
 
     __slots__ = ()
@@ -57,6 +58,16 @@ class KernelConfig(Record):
     num_stages: int
     arch: str
     triton: str
+
+    @property
+    def num_ctas(self) -> int:
+        """CTAs per program (1 when the JSON leaves it out)."""
+        return self.get("num_ctas", 1)  # type: ignore[no-any-return]
+
+    @property
+    def variant(self) -> str | None:
+        """The development build the configuration is for, or ``None``."""
+        return self.get("variant")  # type: ignore[no-any-return]
 
 
 class Failure(Record):
@@ -164,19 +175,40 @@ class TtgirFinding(Record):
     failure: Failure
 
 
-class CheckReport(Record):
-    """The checks of one release over a TTGIR module (``check-ttgir --json``).
+class UncheckedOp(Record):
+    """A layout-sensitive op the models could not run on (``check-ttgir``).
 
-    ``file``, ``triton`` (the release), ``warnings`` and ``findings`` (empty
-    when no modelled check fails).
+    ``line`` (1-based), ``op`` and ``reason`` (a type whose sizes are not
+    numbers MLIR reads, a tensor shape that is not Triton's, an encoding the
+    module does not define).
     """
 
     __slots__ = ()
-    _field_types = {"findings": TtgirFinding}  # noqa: RUF012
+    line: int
+    op: str
+    reason: str
+
+
+class CheckReport(Record):
+    """The checks of one release over a TTGIR module (``check-ttgir --json``).
+
+    ``file``, ``triton`` (the release), ``warnings``, ``findings`` (empty
+    when no modelled check fails), ``unchecked`` (the ops that could not be
+    checked: the module is then not known to compile even without
+    findings), ``unchecked_count``, ``modules`` (a text of several modules
+    is checked module by module) and ``checked`` (the ops checked).
+    """
+
+    __slots__ = ()
+    _field_types = {"findings": TtgirFinding, "unchecked": UncheckedOp}  # noqa: RUF012
     file: str
     triton: str
     warnings: list[str]
     findings: list[TtgirFinding]
+    unchecked: list[UncheckedOp]
+    unchecked_count: int
+    modules: int
+    checked: int
 
 
 class SiteVerdict(Record):
@@ -235,21 +267,65 @@ class Site(Record):
     changes: list[SiteChange]
 
 
-class ReleaseInfo(Record):
-    """A row of the release table (``sites --json``'s ``releases``).
+class TtgirSpelling(Record):
+    """How a release spells TTGIR beyond its layout attributes (``ReleaseInfo.ttgir``).
 
-    ``name`` (what the finder's functions take), ``minors`` (every
-    ``major.minor`` it stands for), ``wheel``, ``wheels``, ``tag`` and
-    ``dialect``.
+    ``dialect`` (``triton_gpu`` or ``ttg``), ``nvidia_dialect``
+    (``triton_nvidia_gpu`` or ``ttng``), ``memdesc_dialect`` (``tt`` or
+    ``ttg``: ``!tt.memdesc``), ``memory_space`` (whether a memdesc type
+    names one), ``commit_tokens`` (``async_commit_group tokens ...``),
+    ``cga`` (``"lists"``: ``CTAsPerCGA``...; ``"bases"``: ``CGALayout``),
+    and whether it has each attribute or op that came or went:
+    ``legacy_shared``, ``linear``, ``generic_linear``, ``padded_shared``
+    (``padded_shape``: whether it names its ``shape``; ``padded_lowers``:
+    whether its lowering has a layout for it), ``shared_linear``,
+    ``f8e4m3fn`` (tensors of it), ``gather``, ``memdesc_trans``.
     """
 
     __slots__ = ()
+    dialect: str
+    nvidia_dialect: str
+    memdesc_dialect: str
+    memory_space: bool
+    commit_tokens: bool
+    cga: str
+    legacy_shared: bool
+    linear: bool
+    generic_linear: bool
+    padded_shared: bool
+    padded_shape: bool
+    padded_lowers: bool
+    shared_linear: bool
+    f8e4m3fn: bool
+    gather: bool
+    memdesc_trans: bool
+
+
+class ReleaseInfo(Record):
+    """A row of the release table (``linear-layout releases --json``).
+
+    ``name`` (what the finder's functions take), ``minors`` (every
+    ``major.minor`` it stands for), ``wheel``, ``wheels``, ``tag``,
+    ``dialect``, ``latest`` (the newest release), ``models_multi_cta``
+    (several CTAs a program are modelled), ``gluon_oracle`` (its wheel's
+    Gluon is the oracle of the attribute conversions), ``catches_crashes``
+    (a failed assertion raises instead of killing the process) and
+    ``ttgir`` (:class:`TtgirSpelling`).
+    """
+
+    __slots__ = ()
+    _field_types = {"ttgir": TtgirSpelling}  # noqa: RUF012
     name: str
     minors: list[str]
     wheel: str
     wheels: list[str]
     tag: str
     dialect: str
+    latest: bool
+    models_multi_cta: bool
+    gluon_oracle: bool
+    catches_crashes: bool
+    ttgir: TtgirSpelling
 
 
 class ExplainedLocation(Record):
@@ -273,8 +349,8 @@ class ExplainedSite(Record):
     ``site``, ``kind``, ``title``, ``releases`` (those whose wheels print
     exactly that message, narrowed by the log's other clues), ``wheels``,
     ``all_releases``, ``line_matched``, ``locations``, ``fixed_in`` (the
-    first release that no longer fails there), ``changes`` and
-    ``workaround``.
+    first release that no longer fails there), ``changes``,
+    ``workaround`` and ``line`` (where the message starts in the log).
     """
 
     __slots__ = ()
@@ -290,17 +366,21 @@ class ExplainedSite(Record):
     fixed_in: str | None
     changes: list[str]
     workaround: str
+    line: int
 
 
 class Explanation(Record):
     """What a crash log is (``explain --json``).
 
-    ``known``, ``site`` (the best match, or ``None``), ``others``,
-    ``nearest`` (for an unknown message: the closest known sites, each with
-    ``site``, ``message``, ``releases``), ``front_end`` (a front-end
-    rejection of the kernel's own code), ``generic``, ``key_lines``,
-    ``findings`` (on a TTGIR module in the log), ``context`` (kernel, file,
-    warps, stages, CTAs, arch, shapes, version, dialect, caught) and
+    ``known``, ``site`` (the best match, or ``None``: named only when the
+    log shows Triton printed the message), ``others``, ``unconfirmed``
+    (sites whose message is in the log without that evidence), ``failures``
+    (how many failures the log holds), ``nearest`` (for an unknown message:
+    the known sites sharing words with it, each with ``site``, ``message``,
+    ``releases``), ``front_end`` (a front-end rejection of the kernel's own
+    code), ``generic``, ``key_lines`` and ``key_line_count``, ``findings``
+    (on a TTGIR module in the log), ``context`` (kernel, file, warps,
+    stages, CTAs, arch, shapes, version, dialect, caught, triton) and
     ``scan`` (the command to scan the kernel, when the log names it).
     """
 
@@ -308,11 +388,15 @@ class Explanation(Record):
     _field_types = {  # noqa: RUF012
         "site": ExplainedSite,
         "others": ExplainedSite,
+        "unconfirmed": ExplainedSite,
         "findings": TtgirFinding,
     }
     known: bool
     site: ExplainedSite | None
     others: list[ExplainedSite]
+    unconfirmed: list[ExplainedSite]
+    failures: int
+    key_line_count: int
     nearest: list[Record]
     front_end: Record | None
     generic: str | None

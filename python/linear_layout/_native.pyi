@@ -14,6 +14,7 @@ from linear_layout._finder import CheckReport, Explanation, Fix, Prediction, Rel
 from linear_layout._records import Record
 
 __all__ = [
+    "CONFIG_FIELDS",
     "MAX_NESTING",
     "MAX_VIEW_BITS",
     "LayoutError",
@@ -25,11 +26,15 @@ __all__ = [
     "fix_for",
     "predict",
     "releases",
+    "run_cli",
     "sites",
     "to_linear_layout",
+    "ttgir_attr",
 ]
 
 __version__: str
+#: The fields of a kernel configuration, as the crate's JSON form names them.
+CONFIG_FIELDS: tuple[str, ...]
 MAX_VIEW_BITS: int
 MAX_NESTING: int
 
@@ -169,6 +174,7 @@ def to_linear_layout(
     defs: str | None = None,
     elem_bits: SupportsIndex | None = None,
 ) -> LinearLayout: ...
+def ttgir_attr(attr: Mapping[str, Any] | str, release: str = "newest") -> str: ...
 
 # -- the bug finder (answers are records of linear_layout._finder) -----------
 
@@ -204,6 +210,7 @@ def fix_for(
     variant: str | None = None,
 ) -> Fix: ...
 def check_ttgir(text: str, release: str = "newest", file: str = "<string>") -> CheckReport: ...
-def explain(log: str) -> Explanation: ...
+def explain(log: str | bytes | bytearray) -> Explanation: ...
 def sites() -> list[Site]: ...
 def releases() -> list[ReleaseInfo]: ...
+def run_cli(argv: list[str]) -> int: ...

@@ -34,6 +34,16 @@ if TYPE_CHECKING:  # (annotations only: no runtime dependency)
     from typing_extensions import Self
 
 
+def _object_once_each_key(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Build a JSON object from its pairs, refusing a key given twice."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"duplicate key {key!r} in a JSON object")
+        out[key] = value
+    return out
+
+
 class Record:
     """A read-only view of one JSON object, with its keys as attributes.
 
@@ -68,8 +78,15 @@ class Record:
 
     @classmethod
     def from_json(cls, data: str | bytes | Mapping[str, Any]) -> Self:
-        """Build a record from JSON text (or from an already parsed JSON object)."""
-        value = json.loads(data) if isinstance(data, (str, bytes, bytearray)) else data
+        """Build a record from JSON text (or from an already parsed JSON object).
+
+        A key given twice in one object of the text is a ``ValueError``
+        naming it (``json.loads`` alone would keep the last one silently).
+        """
+        if isinstance(data, (str, bytes, bytearray)):
+            value = json.loads(data, object_pairs_hook=_object_once_each_key)
+        else:
+            value = data
         if not isinstance(value, Mapping):
             raise TypeError(f"a record is a JSON object, not {type(value).__name__}")
         return cls(value)

@@ -25,6 +25,15 @@ pub(crate) fn any_name(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Dim> {
     }
 }
 
+/// A dim name asked about, not stored: `None` when no layout can hold it
+/// (the name was never interned). A non-`str` is a `TypeError`.
+pub(crate) fn known_name(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Option<Dim>> {
+    match obj.cast::<PyString>() {
+        Ok(s) => crate::names::known_dim(s),
+        Err(_) => Err(type_error(what, "a dim name (str)", obj)),
+    }
+}
+
 /// A sequence of dim names. A bare `str` is refused: it is a sequence of
 /// one-letter names, which is never what was meant.
 pub(crate) fn names(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Dim>> {

@@ -17,10 +17,9 @@ use pyo3::prelude::*;
 /// threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>'`` (both
 /// the ``#ttg.`` and the older ``#triton_gpu.`` spellings), or an alias
 /// ``'#mma'`` defined in ``defs``, TTGIR text holding ``#name = ...`` lines
-/// (a whole ``.ttgir`` dump will do). ``release`` is one of ``"3.1"``,
-/// ``"3.2"``, ``"3.3"``, ``"3.4"``, ``"3.7"`` (also read for 3.5 and 3.6),
-/// ``"3.8"`` or ``"newest"`` (3.9); patch versions such as ``"3.3.1"`` are
-/// accepted. ``elem_bits`` is the element width in bits, which Triton 3.2's
+/// (a whole ``.ttgir`` dump will do). ``release`` is the ``name`` of a row
+/// of :func:`releases` (``"3.2"``), a version it stands for (``"3.3.1"``),
+/// or ``"newest"``. ``elem_bits`` is the element width in bits, which Triton 3.2's
 /// shared layouts with a leading offset need.
 ///
 /// Raises ``LayoutError`` where the release refuses the attribute or the

@@ -157,6 +157,8 @@ impl PyLayout {
     ) -> PyResult<Self> {
         let names = args::names(out_dim_names, "out_dim_names")?;
         let bases = inputs::bases(bases, &names)?;
+        // input: bounded in its dims, as every reader of layouts bounds them
+        guard(|| LinearLayout::check_dim_counts("from_bases", bases.len(), names.len()))?;
         match out_dim_sizes {
             None if !require_surjective => Err(PyValueError::new_err(
                 "out_dim_sizes must be provided when require_surjective is false",

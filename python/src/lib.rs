@@ -5,13 +5,15 @@
 //! One file per concept: `layout` (the class and the part mirroring Triton's
 //! binding), `ops` and `queries` (the crate's further operations), `formats`
 //! (text, JSON, TTGIR, pickling), `views` (Triton's printed views),
-//! `convert` (`to_linear_layout`), `finder` (the bug finder: `predict`,
+//! `convert` (`to_linear_layout`), `print_attr` (`ttgir_attr`), `finder` (the bug finder: `predict`,
 //! `fix_for`, `check_ttgir`, `sites`, `releases`), `errors` (exceptions), `args`, `inputs`,
-//! `names` and `nesting` (reading arguments quickly and safely).
+//! `names` and `nesting` (reading arguments quickly and safely); `cli` (the
+//! `linear-layout` command, for the wheel's console script).
 
 #![deny(unsafe_code)]
 
 mod args;
+mod cli;
 mod convert;
 mod errors;
 mod finder;
@@ -21,6 +23,7 @@ mod layout;
 mod names;
 mod nesting;
 mod ops;
+mod print_attr;
 mod queries;
 mod views;
 
@@ -36,7 +39,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LayoutError", py.get_type::<errors::LayoutError>())?;
     m.add("NoLayoutError", py.get_type::<errors::NoLayoutError>())?;
     m.add_function(wrap_pyfunction!(convert::to_linear_layout, m)?)?;
+    m.add_function(wrap_pyfunction!(print_attr::ttgir_attr, m)?)?;
     finder::register(m)?;
+    m.add_function(wrap_pyfunction!(cli::run_cli, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MAX_VIEW_BITS", views::MAX_VIEW_BITS)?;
     m.add("MAX_NESTING", nesting::MAX_DEPTH)?;

@@ -33,10 +33,27 @@ pub(crate) fn dim_of(s: &Bound<'_, PyString>) -> PyResult<Dim> {
             return Ok(cached.get().0);
         }
     }
-    let d = Dim::new(&s.to_cow()?);
+    // A name from Python is input: interned within the process's bound
+    // (`Dim::try_new`), so a stream of fresh names ends in `LayoutError`
+    // (`too_many_names`) instead of growing the table without end.
+    let d = Dim::try_new(&s.to_cow()?).map_err(crate::errors::from_crate)?;
     // Exact `str` keys only: a subclass could hash or compare differently.
     if cache.len() < CAPACITY && s.is_exact_instance_of::<PyString>() {
         cache.set_item(s, CachedDim(d))?;
     }
     Ok(d)
+}
+
+/// The `Dim` named by `s` if some layout could hold it (it is interned),
+/// without interning it: a query about a fresh name costs nothing and
+/// never meets the interner's bound.
+pub(crate) fn known_dim(s: &Bound<'_, PyString>) -> PyResult<Option<Dim>> {
+    let py = s.py();
+    let cache = CACHE.get_or_init(py, || PyDict::new(py).unbind()).bind(py);
+    if let Some(hit) = cache.get_item(s)? {
+        if let Ok(cached) = hit.cast::<CachedDim>() {
+            return Ok(Some(cached.get().0));
+        }
+    }
+    Ok(Dim::lookup(&s.to_cow()?))
 }

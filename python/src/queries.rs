@@ -48,13 +48,13 @@ impl PyLayout {
     /// Whether ``dim`` is an in-dim.
     #[pyo3(signature = (dim, /))]
     fn has_in_dim(&self, dim: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self.inner.has_in_dim(args::any_name(dim, "dim")?))
+        Ok(args::known_name(dim, "dim")?.is_some_and(|d| self.inner.has_in_dim(d)))
     }
 
     /// Whether ``dim`` is an out-dim.
     #[pyo3(signature = (dim, /))]
     fn has_out_dim(&self, dim: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self.inner.has_out_dim(args::any_name(dim, "dim")?))
+        Ok(args::known_name(dim, "dim")?.is_some_and(|d| self.inner.has_out_dim(d)))
     }
 
     /// Basis ``index`` of in-dim ``in_dim``: one component per out-dim.

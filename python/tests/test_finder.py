@@ -225,7 +225,17 @@ def test_check_ttgir_finds_flas_failing_stores() -> None:
         assert f.failure.site == "stmatrix"
     data = json.loads(report.to_json())
     assert report.to_json() == cli_json(data)
-    assert set(data) == {"file", "triton", "warnings", "findings"}
+    assert set(data) == {
+        "file",
+        "triton",
+        "warnings",
+        "findings",
+        "unchecked",
+        "unchecked_count",
+        "modules",
+        "checked",
+    }
+    assert (report.unchecked, report.modules) == ([], 1)
 
 
 def test_check_ttgir_passes_what_compiles_and_warns_about_dialects() -> None:
@@ -363,12 +373,33 @@ def test_releases_are_the_table() -> None:
         assert r.wheel in r.wheels
         assert r.tag.startswith("v")
         assert r.dialect in ("ttg", "triton_gpu")
+        assert r.ttgir.dialect == r.dialect
+        assert isinstance(r.ttgir, ll.TtgirSpelling)
         # each wheel's version reads as its release
         for wheel in r.wheels:
             assert ll.predict("dot", 64, 64, 64, release=wheel)[0].release == r.name
+    assert [r.latest for r in rels] == [False] * (len(rels) - 1) + [True]
+    # several CTAs are predicted exactly for the releases that model them
+    multi = [r.name for r in rels if r.models_multi_cta]
+    assert 0 < len(multi) < len(rels)
+    predicted = ll.predict("chain-b", 128, 128, 64, num_ctas=2, num_warps=8, arch="sm90")
+    assert [p.release for p in predicted] == multi
 
 
 # ------------------------------------------------------------------ explain
+
+
+# A frame of Triton's package, as the log of any compile Triton ran holds.
+TRITON_FRAME = '  File "/venv/lib/python3.12/site-packages/triton/compiler/compiler.py", line 300'
+
+
+def as_printed(location: ll.SiteLocation) -> str:
+    """The location's message as Triton prints it: a failed assertion opens
+    with its ``file:line:`` (glibc's format), in a log showing Triton."""
+    message = location.message
+    if "Assertion `" in message:
+        message = f"python: /src/{location.file}:{location.line or 1}: void f(): {message}"
+    return f"{TRITON_FRAME}\nsome output\n{message}\nmore output"
 
 
 def test_explain_names_the_site_of_every_modelled_message() -> None:
@@ -381,7 +412,7 @@ def test_explain_names_the_site_of_every_modelled_message() -> None:
                 assert location.line is None, (site.id, location.location)
                 continue
             checked += 1
-            e = ll.explain(f"some output\n{location.message}\nmore output")
+            e = ll.explain(as_printed(location))
             assert isinstance(e, ll.Explanation)
             assert e.known, location.message
             matched = [e.site, *e.others]
@@ -389,10 +420,11 @@ def test_explain_names_the_site_of_every_modelled_message() -> None:
                 site.id,
                 location.message,
             )
+    assert checked > 50
 
 
 def test_explain_reads_the_context_and_says_when_it_does_not_know() -> None:
-    log = "LLVM ERROR: Cannot select: intrinsic %llvm.nvvm.shfl.sync.up.i32\n"
+    log = f"{TRITON_FRAME}\nLLVM ERROR: Cannot select: intrinsic %llvm.nvvm.shfl.sync.up.i32\n"
     e = ll.explain(log)
     assert (e.site.site, e.site.releases, e.site.fixed_in) == (
         "unknown_target",
@@ -400,9 +432,10 @@ def test_explain_reads_the_context_and_says_when_it_does_not_know() -> None:
         "3.3",
     )
     assert e.site.workaround
-    unknown = ll.explain("RuntimeError: the moon is made of cheese")
+    unknown = ll.explain("RuntimeError: the shared layout is made of cheese")
     assert not unknown.known
     assert unknown.site is None
     assert len(unknown.nearest) > 0
+    assert not ll.explain("RuntimeError: the moon is made of cheese").nearest, "no word shared"
     with pytest.raises(TypeError, match="log"):
-        ll.explain(b"bytes are not a log")  # type: ignore[arg-type]
+        ll.explain(12)  # type: ignore[arg-type]

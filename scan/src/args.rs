@@ -59,7 +59,15 @@ pub const DTYPES: [&str; 14] = [
 impl ArgValue {
     /// Reads one value: `*fp16`, `*T`, `*bf16:unaligned`, `4096`, `i32`,
     /// `i64`, `fp32`, `1e-5`, `True`, `None`, `tl.float32`, `"ieee"`.
-    pub fn parse(text: &str) -> Result<ArgValue, String> {
+    pub fn parse(text: &str) -> Result<ArgValue, ArgError> {
+        Self::read(text).map_err(|reason| ArgError {
+            entry: text.trim().to_string(),
+            reason,
+        })
+    }
+
+    /// [`ArgValue::parse`], failing with the reason alone.
+    fn read(text: &str) -> Result<ArgValue, String> {
         let t = text.trim();
         if let Some(ptr) = t.strip_prefix('*') {
             let (dtype, flag) = match ptr.split_once(':') {
@@ -131,7 +139,7 @@ impl ArgValue {
     /// The value from a spec file's JSON/TOML: numbers, booleans and null
     /// are themselves; a string is read as [`ArgValue::parse`] reads text
     /// (so `"*fp16"`, `"i32"`, `"tl.float32"`), and `"'ieee'"` is a string.
-    pub fn from_json(v: &Value) -> Result<ArgValue, String> {
+    pub fn from_json(v: &Value) -> Result<ArgValue, ArgError> {
         match v {
             Value::Null => Ok(ArgValue::None),
             Value::Bool(b) => Ok(ArgValue::Bool(*b)),
@@ -140,9 +148,10 @@ impl ArgValue {
                 None => Ok(ArgValue::Float(n.as_f64())),
             },
             Value::String(s) => ArgValue::parse(s).or_else(|_| Ok(ArgValue::Str(s.clone()))),
-            _ => Err(format!(
-                "`{v}`: expected a number, a boolean, null or a string"
-            )),
+            _ => Err(ArgError {
+                entry: v.to_string(),
+                reason: "expected a number, a boolean, null or a string".to_string(),
+            }),
         }
     }
 
@@ -236,7 +245,7 @@ pub fn parse_args(text: &str) -> Result<Args, ArgError> {
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(err(format!("`{name}` is not a parameter name")));
         }
-        let value = ArgValue::parse(value).map_err(err)?;
+        let value = ArgValue::read(value).map_err(err)?;
         out.retain(|(n, _)| n != name);
         out.push((name.to_string(), value));
     }
@@ -285,7 +294,7 @@ pub fn parse_axis(text: &str) -> Result<(String, Vec<ArgValue>), ArgError> {
     let values = split_top(values)
         .iter()
         .filter(|v| !v.trim().is_empty())
-        .map(|v| ArgValue::parse(v))
+        .map(|v| ArgValue::read(v))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| err(&e))?;
     if values.is_empty() {

@@ -5,6 +5,8 @@
 //! cached: the TTGIR is checked again on every scan, so a newer model
 //! applies at once.
 
+use super::ScanError;
+use linear_layout_triton::report::RunStatus;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -26,12 +28,40 @@ pub fn default_dir() -> PathBuf {
         .join("linear-layout")
 }
 
+/// How a worker's job ended.
+#[derive(Copy, Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum JobStatus {
+    /// The front end finished: the TTGIR handed to the lowering.
+    Ttgir,
+    /// A full compile (or a module's) finished.
+    Ok,
+    /// Python raised.
+    Error,
+    /// The process died on a signal.
+    Abort,
+    /// No result in time.
+    Timeout,
+}
+
+impl JobStatus {
+    /// How the run ended, as a report says it (the front end finishing is
+    /// `ok`).
+    pub fn ended(self) -> RunStatus {
+        match self {
+            JobStatus::Ttgir | JobStatus::Ok => RunStatus::Ok,
+            JobStatus::Error => RunStatus::Error,
+            JobStatus::Abort => RunStatus::Abort,
+            JobStatus::Timeout => RunStatus::Timeout,
+        }
+    }
+}
+
 /// What one release's front end (or full compile) made of a configuration.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct Entry {
-    /// `ttgir` (the front end finished), `ok` (a full compile finished),
-    /// `error`, `abort` or `timeout`.
-    pub status: String,
+pub struct JobResult {
+    /// How it ended.
+    pub status: JobStatus,
     /// The key line of a failure (an assertion, a diagnostic, the Python
     /// exception).
     #[serde(default)]
@@ -59,12 +89,16 @@ pub struct Entry {
     pub ttgir: Option<String>,
 }
 
-impl Entry {
+impl JobResult {
     /// The worker's answer as an entry.
-    pub fn from_worker(v: &Value) -> Entry {
+    pub fn from_worker(v: &Value) -> JobResult {
         let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
-        Entry {
-            status: s("status").unwrap_or_else(|| "error".into()),
+        let status = v
+            .get("status")
+            .and_then(|s| JobStatus::deserialize(s).ok())
+            .unwrap_or(JobStatus::Error);
+        JobResult {
+            status,
             message: s("message").unwrap_or_default(),
             exception: s("exception"),
             stage: s("stage"),
@@ -114,9 +148,9 @@ impl Cache {
     }
 
     /// A front-end (or compile) entry, with its TTGIR.
-    pub fn get(&self, kind: &str, key: &str) -> Option<Entry> {
+    pub fn get(&self, kind: &str, key: &str) -> Option<JobResult> {
         let text = std::fs::read_to_string(self.path(kind, key, "json")).ok()?;
-        let mut entry: Entry = serde_json::from_str(&text).ok()?;
+        let mut entry: JobResult = serde_json::from_str(&text).ok()?;
         let ttgir = self.path(kind, key, "ttgir");
         if ttgir.is_file() {
             entry.ttgir = Some(std::fs::read_to_string(ttgir).ok()?);
@@ -126,17 +160,15 @@ impl Cache {
 
     /// Stores an entry (the TTGIR first, so that a reader never sees an
     /// entry without it).
-    pub fn put(&self, kind: &str, key: &str, entry: &Entry) -> Result<(), String> {
-        let json = self.path(kind, key, "json");
-        if let Some(parent) = json.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-        }
+    pub fn put(&self, kind: &str, key: &str, entry: &JobResult) -> Result<(), ScanError> {
         if let Some(ttgir) = &entry.ttgir {
-            write_atomic(&self.path(kind, key, "ttgir"), ttgir.as_bytes())?;
+            self.write(&self.path(kind, key, "ttgir"), ttgir.as_bytes())?;
         }
-        let text = serde_json::to_string(entry).map_err(|e| e.to_string())?;
-        write_atomic(&json, text.as_bytes())
+        // An entry is plain data: it always serialises.
+        let text = serde_json::to_value(entry)
+            .unwrap_or(Value::Null)
+            .to_string();
+        self.write(&self.path(kind, key, "json"), text.as_bytes())
     }
 
     /// A JSON document stored under `kind`/`key`.
@@ -146,20 +178,20 @@ impl Cache {
     }
 
     /// Stores a JSON document.
-    pub fn put_json(&self, kind: &str, key: &str, value: &Value) -> Result<(), String> {
-        let path = self.path(kind, key, "json");
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-        }
-        write_atomic(&path, value.to_string().as_bytes())
+    pub fn put_json(&self, kind: &str, key: &str, value: &Value) -> Result<(), ScanError> {
+        self.write(&self.path(kind, key, "json"), value.to_string().as_bytes())
     }
-}
 
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    /// Writes `path` whole or not at all (a temporary file renamed), its
+    /// directory created first.
+    fn write(&self, path: &Path, bytes: &[u8]) -> Result<(), ScanError> {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| ScanError::create(parent, e))?;
+        }
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        std::fs::write(&tmp, bytes).map_err(|e| ScanError::write(&tmp, e))?;
+        std::fs::rename(&tmp, path).map_err(|e| ScanError::write(path, e))
+    }
 }
 
 /// The content hashes of `files` (a missing file hashes as missing).
@@ -172,4 +204,28 @@ pub fn file_hashes(files: &[String]) -> BTreeMap<String, String> {
             (f.clone(), h)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_read_as_the_worker_and_older_caches_write_them() {
+        let read = |status: &str| {
+            JobResult::from_worker(&serde_json::json!({"status": status, "message": "m"})).status
+        };
+        assert_eq!(read("ttgir"), JobStatus::Ttgir);
+        assert_eq!(read("abort"), JobStatus::Abort);
+        // a status no worker sends is a failure, not a success
+        assert_eq!(read("exploded"), JobStatus::Error);
+        // a front end that finished is a run that ended well
+        assert_eq!(JobStatus::Ttgir.ended(), RunStatus::Ok);
+        assert_eq!(JobStatus::Timeout.ended(), RunStatus::Timeout);
+        // a cached entry keeps its spelling on disk
+        let cached: JobResult = serde_json::from_str(r#"{"status": "ttgir"}"#).unwrap();
+        assert_eq!(cached.status, JobStatus::Ttgir);
+        let json = serde_json::to_value(&cached).unwrap();
+        assert_eq!(json["status"], "ttgir");
+    }
 }

@@ -2,6 +2,7 @@
 //! (managed virtual environments, created on demand, or ones the user
 //! names), and the worker processes that drive each release's front end.
 
+use super::ScanError;
 use linear_layout_triton::{RELEASES, Release};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
@@ -85,10 +86,9 @@ fn managed(dir: &Path, wheel: &str) -> Option<PathBuf> {
 }
 
 /// Creates `venv-WHEEL` with `triton==WHEEL`; the python, or why not.
-fn install(opts: &PythonOptions, wheel: &str, say: &dyn Fn(&str)) -> Result<PathBuf, String> {
+fn install(opts: &PythonOptions, wheel: &str, say: &dyn Fn(&str)) -> Result<PathBuf, ScanError> {
     let venv = opts.venv_dir.join(format!("venv-{wheel}"));
-    std::fs::create_dir_all(&opts.venv_dir)
-        .map_err(|e| format!("cannot create {}: {e}", opts.venv_dir.display()))?;
+    std::fs::create_dir_all(&opts.venv_dir).map_err(|e| ScanError::create(&opts.venv_dir, e))?;
     say(&format!(
         "installing triton=={wheel} into {} (about 300 MB) …",
         venv.display()
@@ -101,13 +101,15 @@ fn install(opts: &PythonOptions, wheel: &str, say: &dyn Fn(&str)) -> Result<Path
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .output()
-            .map_err(|e| format!("cannot run {}: {e}", opts.base_python))?;
+            .map_err(|source| ScanError::Spawn {
+                program: opts.base_python.clone(),
+                source,
+            })?;
         if !status.status.success() {
-            return Err(format!(
-                "{} -m venv failed: {}",
-                opts.base_python,
-                String::from_utf8_lossy(&status.stderr).trim()
-            ));
+            return Err(ScanError::Failed {
+                command: format!("{} -m venv", opts.base_python),
+                message: String::from_utf8_lossy(&status.stderr).trim().to_string(),
+            });
         }
     }
     let out = Command::new(&python)
@@ -123,7 +125,10 @@ fn install(opts: &PythonOptions, wheel: &str, say: &dyn Fn(&str)) -> Result<Path
         ])
         .arg(format!("triton=={wheel}"))
         .output()
-        .map_err(|e| format!("cannot run pip: {e}"))?;
+        .map_err(|source| ScanError::Spawn {
+            program: "pip".to_string(),
+            source,
+        })?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
         let last = err
@@ -131,12 +136,14 @@ fn install(opts: &PythonOptions, wheel: &str, say: &dyn Fn(&str)) -> Result<Path
             .rev()
             .find(|l| !l.trim().is_empty())
             .unwrap_or("");
-        return Err(format!(
-            "pip install triton=={wheel} failed: {}",
-            last.trim()
-        ));
+        return Err(ScanError::Failed {
+            command: format!("pip install triton=={wheel}"),
+            message: last.trim().to_string(),
+        });
     }
-    managed(&opts.venv_dir, wheel).ok_or_else(|| format!("triton=={wheel} installed but not found"))
+    managed(&opts.venv_dir, wheel).ok_or_else(|| ScanError::InstalledButMissing {
+        wheel: wheel.to_string(),
+    })
 }
 
 /// The interpreter of every wheel asked for, installing what is missing
@@ -164,11 +171,10 @@ pub fn resolve(opts: &PythonOptions, say: &dyn Fn(&str)) -> Interpreters {
         let python = match managed(&opts.venv_dir, wheel) {
             Some(p) => Ok(p),
             None if opts.install => install(opts, wheel, say),
-            None => Err(format!(
-                "not installed in {} (scan installs it unless --no-install; or --python {}=PATH)",
-                opts.venv_dir.display(),
-                minor(wheel)
-            )),
+            None => Err(ScanError::NotInstalled {
+                venv_dir: opts.venv_dir.clone(),
+                minor: minor(wheel),
+            }),
         };
         match python {
             Ok(python) => out.found.push(Interpreter {
@@ -177,7 +183,7 @@ pub fn resolve(opts: &PythonOptions, say: &dyn Fn(&str)) -> Interpreters {
                 python,
                 id: format!("triton=={wheel}"),
             }),
-            Err(why) => out.missing.push((wheel.to_string(), why)),
+            Err(why) => out.missing.push((wheel.to_string(), why.to_string())),
         }
     }
     out
@@ -185,18 +191,16 @@ pub fn resolve(opts: &PythonOptions, say: &dyn Fn(&str)) -> Interpreters {
 
 /// Writes the worker script into `dir` (once per script version) and
 /// returns its path.
-pub fn worker_script(dir: &Path) -> Result<PathBuf, String> {
+pub fn worker_script(dir: &Path) -> Result<PathBuf, ScanError> {
     let path = dir.join(format!(
         "worker-{}.py",
         &super::hash::hex(WORKER.as_bytes())[..12]
     ));
     if !path.is_file() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|e| ScanError::create(dir, e))?;
         let tmp = path.with_extension("tmp");
-        std::fs::write(&tmp, WORKER).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, &path)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        std::fs::write(&tmp, WORKER).map_err(|e| ScanError::write(&tmp, e))?;
+        std::fs::rename(&tmp, &path).map_err(|e| ScanError::write(&path, e))?;
     }
     Ok(path)
 }
@@ -244,51 +248,48 @@ fn stderr_to(log: Option<&Path>) -> Stdio {
 
 /// Runs `inspect` once: the kernel's parameters, autotune configurations,
 /// heuristics, code digest and standalone source.
-pub fn inspect(python: &Path, spec: &WorkerSpec, args: &Value) -> Result<Value, String> {
-    let out = command(python, spec, "inspect")
-        .arg("--args")
-        .arg(args.to_string())
-        .stdin(Stdio::null())
-        .stderr(stderr_to(spec.log))
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let line = text.lines().rev().find(|l| l.trim_start().starts_with('{'));
-    let value: Value = line
-        .and_then(|l| serde_json::from_str(l).ok())
-        .ok_or_else(|| {
-            format!(
-                "the worker ({}) gave no answer (exit status {})",
-                python.display(),
-                out.status
-            )
-        })?;
-    match value.get("error").and_then(Value::as_str) {
-        Some(e) => Err(e.to_string()),
-        None => Ok(value),
-    }
+pub fn inspect(python: &Path, spec: &WorkerSpec, args: &Value) -> Result<Value, ScanError> {
+    let mut cmd = command(python, spec, "inspect");
+    cmd.arg("--args").arg(args.to_string());
+    run_once(python, cmd, spec)
 }
 
 /// Runs `capture`: calls `module:function`, which launches kernels, and
 /// answers the first launch (`{"kernel", "args", "options", "file"}`).
-pub fn capture(python: &Path, spec: &WorkerSpec, call: &str) -> Result<Value, String> {
-    let out = command(python, spec, "capture")
-        .arg("--call")
-        .arg(call)
+pub fn capture(python: &Path, spec: &WorkerSpec, call: &str) -> Result<Value, ScanError> {
+    let mut cmd = command(python, spec, "capture");
+    cmd.arg("--call").arg(call);
+    run_once(python, cmd, spec)
+}
+
+/// Runs a one-shot worker command: its last JSON line, unless that is an
+/// error.
+fn run_once(python: &Path, mut cmd: Command, spec: &WorkerSpec) -> Result<Value, ScanError> {
+    let out = cmd
         .stdin(Stdio::null())
         .stderr(stderr_to(spec.log))
         .output()
-        .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
+        .map_err(|source| spawn_error(python, source))?;
     let text = String::from_utf8_lossy(&out.stdout);
     let value: Value = text
         .lines()
         .rev()
         .find(|l| l.trim_start().starts_with('{'))
         .and_then(|l| serde_json::from_str(l).ok())
-        .ok_or_else(|| format!("--call {call}: the worker gave no answer"))?;
+        .ok_or_else(|| ScanError::NoAnswer {
+            python: python.to_path_buf(),
+            status: out.status,
+        })?;
     match value.get("error").and_then(Value::as_str) {
-        Some(e) => Err(format!("--call {call}: {e}")),
+        Some(e) => Err(ScanError::Worker(e.to_string())),
         None => Ok(value),
+    }
+}
+
+fn spawn_error(python: &Path, source: std::io::Error) -> ScanError {
+    ScanError::Spawn {
+        program: python.display().to_string(),
+        source,
     }
 }
 
@@ -303,15 +304,15 @@ pub struct Worker {
 
 impl Worker {
     /// Starts the worker and reads its greeting.
-    pub fn start(python: &Path, spec: &WorkerSpec) -> Result<Worker, String> {
+    pub fn start(python: &Path, spec: &WorkerSpec) -> Result<Worker, ScanError> {
         let mut child = command(python, spec, "serve")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(stderr_to(spec.log))
             .spawn()
-            .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
+            .map_err(|source| spawn_error(python, source))?;
         let stdin = child.stdin.take();
-        let stdout = BufReader::new(child.stdout.take().ok_or("no worker stdout")?);
+        let stdout = BufReader::new(child.stdout.take().ok_or(ScanError::WorkerExited)?);
         let mut worker = Worker {
             child,
             stdin,
@@ -322,29 +323,29 @@ impl Worker {
         Ok(worker)
     }
 
-    fn read(&mut self) -> Result<Value, String> {
+    fn read(&mut self) -> Result<Value, ScanError> {
         let mut line = String::new();
         loop {
             line.clear();
             let n = self
                 .stdout
                 .read_line(&mut line)
-                .map_err(|e| format!("worker: {e}"))?;
+                .map_err(ScanError::WorkerPipe)?;
             if n == 0 {
-                return Err("the worker exited".to_string());
+                return Err(ScanError::WorkerExited);
             }
             if line.trim_start().starts_with('{') {
-                return serde_json::from_str(&line).map_err(|e| format!("worker: {e}"));
+                return serde_json::from_str(&line).map_err(ScanError::WorkerReply);
             }
         }
     }
 
     /// Sends one job and waits for its answer.
-    pub fn request(&mut self, job: &Value) -> Result<Value, String> {
-        let stdin = self.stdin.as_mut().ok_or("worker closed")?;
+    pub fn request(&mut self, job: &Value) -> Result<Value, ScanError> {
+        let stdin = self.stdin.as_mut().ok_or(ScanError::WorkerExited)?;
         writeln!(stdin, "{job}")
             .and_then(|()| stdin.flush())
-            .map_err(|e| format!("worker: {e}"))?;
+            .map_err(ScanError::WorkerPipe)?;
         self.read()
     }
 }

@@ -6,7 +6,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// What a reproducer needs.
-pub struct Reproducer<'a> {
+pub struct Script<'a> {
     /// The kernel as the user named it.
     pub kernel: &'a str,
     /// The JIT function's name in `source`.
@@ -30,7 +30,7 @@ pub struct Reproducer<'a> {
 }
 
 /// The script's text.
-pub fn script(r: &Reproducer) -> String {
+pub fn script(r: &Script) -> String {
     fn quote<T: serde::Serialize>(v: &T) -> String {
         serde_json::to_string(v)
             .unwrap_or_default()

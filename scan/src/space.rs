@@ -2,8 +2,10 @@
 //! default, widened by the axes asked for, per target; and the cache key of
 //! each configuration's front end.
 
+use super::ScanError;
 use super::args::{ArgValue, Args, to_worker};
 use linear_layout_triton::finder::Arch;
+use linear_layout_triton::report::Configuration;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -13,8 +15,6 @@ use std::fmt;
 pub struct Inspection {
     /// The JIT function's name.
     pub name: String,
-    /// Its module.
-    pub module: String,
     /// `import`, or `bare packages` when the package's `__init__` could not
     /// run in the release's environment.
     pub import: String,
@@ -32,13 +32,11 @@ pub struct Inspection {
     pub used: BTreeSet<String>,
     /// A standalone copy of the kernel's code, for reproducers.
     pub source: String,
-    /// The files it was read from.
-    pub files: Vec<String>,
 }
 
 impl Inspection {
     /// Reads the worker's `inspect` answer.
-    pub fn from_json(v: &Value) -> Result<Inspection, String> {
+    pub fn from_json(v: &Value) -> Result<Inspection, ScanError> {
         let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
         let strings = |k: &str| -> Vec<String> {
             v.get(k)
@@ -53,7 +51,7 @@ impl Inspection {
         let params = v
             .get("params")
             .and_then(Value::as_array)
-            .ok_or("inspect: no params")?
+            .ok_or(ScanError::Incomplete("params"))?
             .iter()
             .map(|p| {
                 let name = p
@@ -87,7 +85,6 @@ impl Inspection {
             .unwrap_or_default();
         Ok(Inspection {
             name: s("kernel"),
-            module: s("module"),
             import: s("import"),
             torch: s("torch"),
             params,
@@ -96,7 +93,6 @@ impl Inspection {
             digest: s("digest"),
             used: strings("used").into_iter().collect(),
             source: s("source"),
-            files: strings("files"),
         })
     }
 }
@@ -206,13 +202,15 @@ pub struct ScanConfig {
 }
 
 impl fmt::Display for ScanConfig {
-    /// `BLOCK=64 num_warps=4 num_stages=2 sm90` (and `T=bf16`).
+    /// `BLOCK=64 num_warps=4 num_stages=2 sm90` (and `*T=bf16`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (k, v) in &self.kwargs {
             write!(f, "{k}={v} ")?;
         }
+        // The element type of the `*T` pointer arguments, written as the
+        // pointers are: a kernel parameter may itself be named `T`.
         if let Some(t) = &self.dtype {
-            write!(f, "T={t} ")?;
+            write!(f, "*T={t} ")?;
         }
         write!(
             f,
@@ -261,9 +259,11 @@ impl ScanConfig {
             .fold(1u128, |a, b| a.saturating_mul(b));
         (size, self.num_warps, self.num_stages, self.num_ctas)
     }
+}
 
-    /// The JSON the report prints.
-    pub fn to_json(&self) -> Value {
+impl Configuration for ScanConfig {
+    /// Its values, and its text.
+    fn to_json(&self) -> Value {
         json!({
             "arch": self.arch.name(),
             "dtype": self.dtype,
@@ -275,6 +275,21 @@ impl ScanConfig {
             "autotune_config": self.autotune,
             "text": self.to_string(),
         })
+    }
+
+    /// The constexprs, warps, CTAs and `maxnreg`: not the element type,
+    /// the stages or the target.
+    fn shape(&self) -> String {
+        let mut s: String = self
+            .kwargs
+            .iter()
+            .map(|(k, v)| format!("{k}={v} "))
+            .collect();
+        s += &format!(
+            "num_warps={} num_ctas={} maxnreg={:?}",
+            self.num_warps, self.num_ctas, self.maxnreg
+        );
+        s
     }
 }
 
@@ -412,4 +427,30 @@ pub fn job(op: &str, id: usize, args: &Args, cfg: &ScanConfig) -> Value {
         "options": cfg.options(),
         "heuristics": true,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pointers_element_type_is_not_shown_as_a_parameter_named_t() {
+        let cfg = ScanConfig {
+            arch: "sm90".parse().unwrap(),
+            dtype: Some("fp16".into()),
+            kwargs: vec![(
+                "T".into(),
+                ArgValue::Int {
+                    value: Some(4),
+                    wide: false,
+                },
+            )],
+            num_warps: 4,
+            num_stages: 2,
+            num_ctas: 1,
+            maxnreg: None,
+            autotune: None,
+        };
+        assert_eq!(cfg.to_string(), "T=4 *T=fp16 num_warps=4 num_stages=2 sm90");
+    }
 }

@@ -24,10 +24,11 @@
 //! assert_eq!(answer.to_string(), r#"{"ok":{"bases":[["lane",[[1],[2]]]],"out_dims":[["dim0",4]]}}"#);
 //! ```
 
+mod json;
 mod ops;
 mod steps;
 
-use crate::dim::{Dim, dim};
+use crate::dim::Dim;
 use crate::error::LayoutError;
 use crate::format::json::LayoutJson;
 use crate::layout::LinearLayout;
@@ -35,6 +36,7 @@ use crate::reference::{Violation, invariants};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+pub use json::{parse_strict, typed};
 pub use ops::{Arg, OpSpec, SPECS, describe};
 pub use steps::{request, step_of};
 
@@ -84,9 +86,11 @@ pub fn answer(request: &Value) -> Value {
     }
 }
 
-/// Answers one line of input (a JSON request) with one JSON value.
+/// Answers one line of input (a JSON request) with one JSON value. The
+/// line is read strictly ([`parse_strict`]): a key given twice is a
+/// `bad_json` error, not the last one silently winning.
 pub fn eval_line(line: &str) -> Value {
-    let answer = match serde_json::from_str::<Value>(line) {
+    let answer = match parse_strict(line) {
         Ok(request) => eval(&request),
         Err(e) => Err(EvalError {
             kind: "bad_json",
@@ -114,7 +118,12 @@ impl Args<'_> {
             .map
             .get(key)
             .ok_or_else(|| bad(format!("missing argument `{key}`")))?;
-        serde_json::from_value(v.clone()).map_err(|e| bad(format!("argument `{key}`: {e}")))
+        typed(v).map_err(|e| match e.strip_prefix('`') {
+            // `a` + `bases[0]`: one path from the request's top
+            Some(path) if path.starts_with('[') => bad(format!("argument `{key}{path}")),
+            Some(path) => bad(format!("argument `{key}.{path}")),
+            None => bad(format!("argument `{key}`: {e}")),
+        })
     }
 
     fn opt<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>, EvalError> {
@@ -130,24 +139,36 @@ impl Args<'_> {
     }
 
     fn dim(&self, key: &str) -> Result<Dim, EvalError> {
-        Ok(dim(&self.get::<String>(key)?))
+        named(&self.get::<String>(key)?)
     }
 
     fn dims(&self, key: &str) -> Result<Vec<Dim>, EvalError> {
-        Ok(self
-            .get::<Vec<String>>(key)?
+        self.get::<Vec<String>>(key)?
             .iter()
-            .map(|s| dim(s))
-            .collect())
+            .map(|s| named(s))
+            .collect()
     }
 
     fn dim_sizes(&self, key: &str) -> Result<Vec<(Dim, u64)>, EvalError> {
-        Ok(self
-            .get::<Vec<(String, u64)>>(key)?
+        self.get::<Vec<(String, u64)>>(key)?
             .iter()
-            .map(|(s, n)| (dim(s), *n))
-            .collect())
+            .map(|(s, n)| Ok((named(s)?, *n)))
+            .collect()
     }
+}
+
+/// A dim name from a request, interned within the process's bound
+/// ([`Dim::try_new`]).
+fn named(name: &str) -> Result<Dim, EvalError> {
+    Ok(Dim::try_new(name)?)
+}
+
+/// Named bases from a request.
+fn named_bases(bases: Vec<(String, Vec<Vec<u64>>)>) -> Result<crate::Bases, EvalError> {
+    bases
+        .into_iter()
+        .map(|(n, v)| Ok((named(&n)?, v)))
+        .collect()
 }
 
 fn layout_value(l: &LinearLayout) -> Value {
@@ -242,8 +263,14 @@ fn other(op: &str, args: &Args<'_>) -> Result<Answer, EvalError> {
         "from_bases" => {
             // With `out_dim_sizes`, a `Step` (see `steps::parse`).
             let bases: Vec<(String, Vec<Vec<u64>>)> = args.get("bases")?;
-            let bases: Vec<_> = bases.into_iter().map(|(n, v)| (dim(&n), v)).collect();
-            let names = args.dims("out_dim_names")?;
+            let names: Vec<String> = args.get("out_dim_names")?;
+            // counted before any name is interned
+            LinearLayout::check_dim_counts("from_bases", bases.len(), names.len())?;
+            let bases = named_bases(bases)?;
+            let names = names
+                .iter()
+                .map(|n| named(n))
+                .collect::<Result<Vec<_>, _>>()?;
             let require_surjective = args.opt::<bool>("require_surjective")?.unwrap_or(true);
             // Like Triton's binding: inferred sizes always require a
             // surjective layout, so asking for anything else is an error.

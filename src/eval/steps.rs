@@ -2,7 +2,7 @@
 //! answering with an [`StepOutput`].
 
 use super::{Args, EvalError, layout_value};
-use crate::dim::{Dim, dim};
+use crate::dim::Dim;
 use crate::error::LayoutError;
 use crate::layout::LinearLayout;
 use crate::reference::{Step, StepOutput};
@@ -26,6 +26,7 @@ pub(super) fn parse(op: &str, args: &Args<'_>) -> Result<Option<Step>, EvalError
                 return Ok(None);
             };
             let bases: Vec<(String, Vec<Vec<u64>>)> = args.get("bases")?;
+            LinearLayout::check_dim_counts("from_bases", bases.len(), sizes.len())?;
             let names = args.dims("out_dim_names")?;
             if sizes.len() != names.len() {
                 return Err(LayoutError::WrongLength {
@@ -37,7 +38,7 @@ pub(super) fn parse(op: &str, args: &Args<'_>) -> Result<Option<Step>, EvalError
                 .into());
             }
             Step::FromBases {
-                bases: bases.into_iter().map(|(n, v)| (dim(&n), v)).collect(),
+                bases: super::named_bases(bases)?,
                 out_dims: names.into_iter().zip(sizes).collect(),
                 require_surjective: args.opt::<bool>("require_surjective")?.unwrap_or(true),
             }

@@ -3,7 +3,7 @@
 //! "out_dims": [["dim0", 4], ["dim1", 4]]}` — the binding's `bases` and
 //! `out_dims` properties, tuples as arrays.
 
-use crate::dim::dim;
+use crate::dim::Dim;
 use crate::error::{LayoutError, Result};
 use crate::layout::LinearLayout;
 use serde::{Deserialize, Serialize};
@@ -46,8 +46,17 @@ impl TryFrom<LayoutJson> for LinearLayout {
     /// Builds the layout with the given sizes, not requiring surjectivity
     /// (a layout read back must be the layout that was written).
     fn try_from(j: LayoutJson) -> Result<Self> {
-        let bases: Vec<_> = j.bases.into_iter().map(|(n, v)| (dim(&n), v)).collect();
-        let outs: Vec<_> = j.out_dims.into_iter().map(|(n, s)| (dim(&n), s)).collect();
+        LinearLayout::check_dim_counts("from_bases", j.bases.len(), j.out_dims.len())?;
+        let bases = j
+            .bases
+            .into_iter()
+            .map(|(n, v)| Ok((Dim::try_new(&n)?, v)))
+            .collect::<Result<Vec<_>>>()?;
+        let outs = j
+            .out_dims
+            .into_iter()
+            .map(|(n, s)| Ok((Dim::try_new(&n)?, s)))
+            .collect::<Result<Vec<_>>>()?;
         LinearLayout::from_bases_with_sizes(&bases, &outs, false)
     }
 }

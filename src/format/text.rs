@@ -16,7 +16,7 @@
 //! ` - lane is a size 1 dimension`; a layout without in-dims prints as
 //! `(empty layout)` or `(empty layout with out-dims [...])`.
 
-use crate::dim::{Dim, dim};
+use crate::dim::Dim;
 use crate::error::{LayoutError, Result};
 use crate::layout::LinearLayout;
 use std::fmt::{self, Write};
@@ -82,6 +82,12 @@ struct Parser {
     empty: bool,
 }
 
+/// The dim `name` read at `line`, `column` (a name the interner refuses is
+/// a parse error there).
+fn named(name: &str, line: usize, column: usize) -> Result<Dim> {
+    Dim::try_new(name).map_err(|e| err(line, column, e.to_string()))
+}
+
 fn err(line: usize, column: usize, message: impl Into<String>) -> LayoutError {
     LayoutError::Parse {
         format: "layout text",
@@ -138,6 +144,7 @@ impl Parser {
                 ));
             }
         };
+        LinearLayout::check_dim_counts("from_bases", self.bases.len(), outs.len())?;
         LinearLayout::from_bases_with_sizes(&self.bases, &outs, false)
     }
 
@@ -179,7 +186,8 @@ impl Parser {
             if !starts_dim {
                 return Err(err(line_no, col, "a size-1 in-dim must start with ` - `"));
             }
-            self.start_dim(dim(name), line_no, col)?;
+            let d = named(name, line_no, col)?;
+            self.start_dim(d, line_no, col)?;
             return Ok(());
         }
         // Read from the right, so names may contain `=`.
@@ -190,7 +198,7 @@ impl Parser {
             .rsplit_once('=')
             .ok_or_else(|| err(line_no, col, "expected `<in-dim>=<value> -> (...)`"))?;
         let rest = &entry[name.len() + 1..];
-        let d = dim(name);
+        let d = named(name, line_no, col)?;
         if starts_dim {
             self.start_dim(d, line_no, col)?;
         } else if self.bases.last().map(|x| x.0) != Some(d) {
@@ -245,6 +253,13 @@ impl Parser {
     }
 
     fn start_dim(&mut self, d: Dim, line_no: usize, col: usize) -> Result<()> {
+        if self.bases.len() == crate::layout::MAX_DIMS {
+            return Err(err(
+                line_no,
+                col,
+                format!("more than {} in-dims", crate::layout::MAX_DIMS),
+            ));
+        }
         if self.bases.iter().any(|x| x.0 == d) {
             return Err(err(line_no, col, format!("in-dim `{d}` appears twice")));
         }
@@ -262,6 +277,13 @@ fn parse_out_dims(text: &str, line_no: usize, col: usize) -> Result<Vec<(Dim, u6
         .ok_or_else(|| err(line_no, col, "expected `[<out-dim> (size <n>), ...]`"))?;
     let mut dims = Vec::new();
     while !rest.is_empty() {
+        if dims.len() == crate::layout::MAX_DIMS {
+            return Err(err(
+                line_no,
+                col,
+                format!("more than {} out-dims", crate::layout::MAX_DIMS),
+            ));
+        }
         let (name, after) = rest.split_once(" (size ").ok_or_else(|| {
             err(
                 line_no,
@@ -276,7 +298,7 @@ fn parse_out_dims(text: &str, line_no: usize, col: usize) -> Result<Vec<(Dim, u6
             .trim()
             .parse::<u64>()
             .map_err(|_| err(line_no, col, format!("`{size}` is not a size")))?;
-        dims.push((dim(name), size));
+        dims.push((named(name, line_no, col)?, size));
         rest = match after.strip_prefix(", ") {
             Some(r) => r,
             None if after.is_empty() => after,

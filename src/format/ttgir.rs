@@ -8,7 +8,7 @@
 //! requires. Printing therefore needs standard out-dim names and sizes equal
 //! to the inferred ones.
 
-use crate::dim::{Dim, dim};
+use crate::dim::Dim;
 use crate::error::{LayoutError, Result};
 use crate::layout::LinearLayout;
 use std::fmt::Write;
@@ -171,16 +171,22 @@ impl<'a> Cursor<'a> {
 pub fn parse_bases_dict(c: &mut Cursor<'_>) -> Result<Vec<(Dim, Vec<Vec<u64>>)>> {
     c.require("{")?;
     let mut bases: Vec<(Dim, Vec<Vec<u64>>)> = Vec::new();
+    // A set keeps the check for repeats linear in the number of in-dims.
+    let mut seen = rustc_hash::FxHashSet::default();
     if c.eat("}") {
         return Ok(bases);
     }
     loop {
+        if bases.len() == crate::layout::MAX_DIMS {
+            return Err(c.error(format!("more than {} in-dims", crate::layout::MAX_DIMS)));
+        }
         let name = c.ident()?;
-        if bases.iter().any(|b| b.0.name() == name) {
+        let d = Dim::try_new(name).map_err(|e| c.error(e.to_string()))?;
+        if !seen.insert(d) {
             return Err(c.error(format!("`{name}` appears twice")));
         }
         c.require("=")?;
-        bases.push((dim(name), c.basis_list()?));
+        bases.push((d, c.basis_list()?));
         if c.eat("}") {
             return Ok(bases);
         }
@@ -197,6 +203,8 @@ pub fn layout_from_standard_bases(bases: &[(Dim, Vec<Vec<u64>>)]) -> Result<Line
         .map(Vec::len)
         .next()
         .unwrap_or(0);
+    // before `dim0..dim{rank}` are interned
+    LinearLayout::check_dim_counts("from_bases", bases.len(), rank)?;
     let outs: Vec<Dim> = (0..rank).map(Dim::standard).collect();
     LinearLayout::from_bases(bases, &outs)
 }

@@ -34,6 +34,14 @@ pub const MAX_BITS: u32 = 64;
 /// The largest single dimension: sizes are `u64` powers of two.
 const MAX_DIM_BITS: u32 = 63;
 
+/// The most in-dims, and separately out-dims, a layout read from input may
+/// name ([`LinearLayout::check_dim_counts`]). Triton's layouts have at most
+/// five in-dims and one out-dim per tensor dim; the operations look dims
+/// up by name, so a bound on their number bounds the work of every one.
+/// Dims of size 2 or more are bounded by [`MAX_BITS`] already: this bounds
+/// the size-1 dims, which cost no bit.
+pub const MAX_DIMS: usize = 256;
+
 pub(crate) type Cols = SmallVec<[u64; COLS_INLINE]>;
 
 /// Columns held inline before a layout's columns move to the heap.
@@ -383,19 +391,36 @@ impl LinearLayout {
 
     /// Every basis, in-dim by in-dim, in order.
     pub fn bases(&self) -> Bases {
+        // each in-dim's columns from a running start: linear in the dims
         self.ins
             .iter()
-            .enumerate()
-            .map(|(k, &(d, _))| {
+            .zip(self.in_ranges())
+            .map(|(&(d, _), range)| {
                 (
                     d,
-                    self.in_cols(k)
+                    self.cols[range]
                         .iter()
                         .map(|&c| self.components(c).to_vec())
                         .collect(),
                 )
             })
             .collect()
+    }
+
+    /// Refuses a layout read from input with more than [`MAX_DIMS`]
+    /// in-dims or out-dims (`too_large`, naming `op`), before it is built.
+    pub fn check_dim_counts(op: &'static str, ins: usize, outs: usize) -> Result<()> {
+        for (side, count) in [("in-dims", ins), ("out-dims", outs)] {
+            if count > MAX_DIMS {
+                return Err(LayoutError::TooLarge {
+                    op,
+                    what: format!("the number of {side}"),
+                    value: count as u64,
+                    limit: MAX_DIMS as u64,
+                });
+            }
+        }
+        Ok(())
     }
 
     // ----------------------------------------------------------------------

@@ -20,14 +20,12 @@ import collections
 import json
 import os
 import random
-import select
-import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import data_header  # noqa: E402  (the data files' header and record names)
+from harness import child as children  # noqa: E402
 
 # ---------------------------------------------------------------------------
 # Small GF(2) helpers over our JSON layout form
@@ -778,48 +776,25 @@ ABORT_MARKERS = ("LLVM ERROR", "Assertion", "terminate called", "what()", "Abort
                  "Fatal Python error", "Segmentation fault")
 
 
-def _no_core():
-    try:
-        import resource
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    except Exception:
-        pass
+class Worker(children.Worker):
+    """A worker (`algebra_oracle.py worker`) in the Triton venv's python."""
 
-
-class Worker:
     TIMEOUT = 120.0
 
     def __init__(self):
-        self.errfile = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen(
-            [sys.executable, os.path.abspath(__file__), "worker"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errfile,
-            preexec_fn=_no_core, bufsize=0)
-        self.buf = b""
+        super().__init__([sys.executable, os.path.abspath(__file__), "worker"])
         self.version = None
 
     def readline(self):
         """One line from the worker, or None on EOF."""
-        deadline = time.monotonic() + self.TIMEOUT
-        fd = self.proc.stdout.fileno()
-        while b"\n" not in self.buf:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                self.kill()
-                raise OracleError("Triton worker timed out")
-            r, _, _ = select.select([fd], [], [], left)
-            if not r:
-                continue
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                return None
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
         try:
-            return json.loads(line)
-        except json.JSONDecodeError:
+            return self.receive(self.TIMEOUT)
+        except children.WorkerTimeout:
             self.kill()
-            raise OracleError(f"Triton worker wrote a non-JSON line: {line[:200]!r}")
+            raise OracleError("Triton worker timed out")
+        except json.JSONDecodeError as e:
+            self.kill()
+            raise OracleError(f"Triton worker wrote a non-JSON line: {e.doc[:200]!r}")
 
     def handshake(self):
         hello = self.readline()
@@ -828,29 +803,9 @@ class Worker:
             raise OracleError(f"Triton worker could not start (import triton failed?): {detail}")
         self.version = hello["hello"]
 
-    def stderr_text(self, start=0):
-        self.errfile.seek(start)
-        return self.errfile.read().decode("utf-8", "replace")
-
-    def stderr_tail(self):
-        lines = [l for l in self.stderr_text().splitlines() if l.strip()]
-        return " | ".join(lines[-5:])
-
-    def err_offset(self):
-        self.errfile.seek(0, os.SEEK_END)
-        return self.errfile.tell()
-
-    def send(self, req):
-        try:
-            self.proc.stdin.write((json.dumps(req, separators=(",", ":")) + "\n").encode())
-            self.proc.stdin.flush()
-            return True
-        except (BrokenPipeError, OSError):
-            return False
-
     def abort_message(self, start):
         self.proc.wait()
-        text = self.stderr_text(start)
+        text = self.stderr_since(start)
         lines = [l.strip() for l in text.splitlines() if l.strip()]
         pick = None
         for l in lines:
@@ -863,51 +818,28 @@ class Worker:
             pick = f"worker died (exit status {rc})"
         return pick[:300]
 
-    def kill(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-
     def close(self):
-        try:
-            self.proc.stdin.close()
-        except OSError:
-            pass
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.kill()
-        self.errfile.close()
+        super().close(timeout=10)
 
 
 class Triton:
-    """Evaluates requests in a long-lived worker; restarts it after aborts.
-    A spare worker is started ahead of time so a restart costs nothing."""
+    """Evaluates requests in a long-lived worker; restarts it after aborts
+    (from a spare started ahead of time, so a restart costs nothing)."""
 
     def __init__(self):
-        self.cur = Worker()
-        self.cur.handshake()
-        self.version = self.cur.version
-        self.spare = Worker()
-        self.restarts = 0
-
-    def _next_worker(self):
-        self.cur.close()
-        self.cur = self.spare
-        self.cur.handshake()
-        self.spare = Worker()
-        self.restarts += 1
+        self.workers = children.WithSpare(Worker, Worker.handshake)
+        self.version = self.workers.current.version
 
     def evaluate(self, req):
         """Returns ("case", expect) or ("skip", reason)."""
-        w = self.cur
-        start = w.err_offset()
+        w = self.workers.current
+        start = w.err_pos()
         sent = w.send(req)
         first = w.readline() if sent else None
         if first is None:
             # died while building the input layouts (or before): not a case
             msg = w.abort_message(start)
-            self._next_worker()
+            self.workers.replace()
             return "skip", f"input layout rejected: {msg}"
         if "skip" in first:
             return "skip", first["skip"]
@@ -916,13 +848,12 @@ class Triton:
         ans = w.readline()
         if ans is None:
             msg = w.abort_message(start)
-            self._next_worker()
+            self.workers.replace()
             return "case", {"error": {"triton": "abort", "message": msg}}
         return "case", ans
 
     def close(self):
-        self.cur.close()
-        self.spare.close()
+        self.workers.close()
 
 
 def outcome(expect) -> str:
@@ -1000,14 +931,12 @@ def require_binary(binary):
 def run_binary(binary, requests):
     require_binary(binary)
     payload = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in requests)
-    try:
-        p = subprocess.run([binary, "eval"], input=payload.encode(), capture_output=True,
-                           timeout=1800)
-    except subprocess.TimeoutExpired:
+    p = children.run([binary, "eval"], input=payload, timeout=1800)
+    if p.timed_out:
         raise OracleError(f"{binary} eval timed out")
-    lines = p.stdout.decode("utf-8", "replace").splitlines()
+    lines = p.stdout.splitlines()
     if p.returncode != 0:
-        tail = p.stderr.decode("utf-8", "replace").strip().splitlines()[-5:]
+        tail = p.stderr.strip().splitlines()[-5:]
         raise OracleError(f"{binary} eval exited with status {p.returncode} after "
                           f"{len(lines)} answers; stderr: {' | '.join(tail)}")
     if len(lines) != len(requests):

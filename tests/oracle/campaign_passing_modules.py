@@ -1,6 +1,6 @@
 r"""Collect the conformance campaigns' passing modules the miscompile sites must not flag.
 
-Writes ``python/tests/conformance/data/campaign-bc-passing.jsonl.gz``: every case of
+Writes ``conformance/tests/data/campaign-bc-passing.jsonl.gz``: every case of
 campaigns b and c (families shared, convert, dot) that passed on the H100 (Triton 3.6.0)
 and has an 8-bit ``convert_layout`` or a ``#ttg.shared_linear`` buffer, as the TTGIR the
 campaign ran, trimmed to what ``check-ttgir`` reads (layout definitions, the module line
@@ -9,7 +9,7 @@ and the layout-sensitive ops). ``tests/gpu_findings.rs`` checks it.
 The campaign results live in the git-ignored device archive (``notes/conformance.md``):
 
     python3 tests/oracle/campaign_passing_modules.py \
-        --campaign b python/linear_layout/conformance/campaign/cases-b.jsonl.gz \
+        --campaign b conformance/linear_layout_conformance/campaign/cases-b.jsonl.gz \
             target/s3dev/device-archive/campaign-b/conformance-b-results.jsonl.gz \
         --campaign c target/s3dev/cases-c.jsonl.gz \
             target/s3dev/device-archive/campaign-c/conformance-cases-c-results.jsonl.gz
@@ -24,15 +24,16 @@ import os
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(REPO, "python"))
+sys.path.insert(0, os.path.join(REPO, "conformance"))
 
-from linear_layout.conformance.emit import emit  # noqa: E402
-from linear_layout.conformance.layouts import Dialect  # noqa: E402
-from linear_layout.conformance.worker import case_program  # noqa: E402
+from linear_layout_conformance.emit import emit  # noqa: E402
+from linear_layout_conformance.layouts import Dialect  # noqa: E402
+from linear_layout_conformance.program import build  # noqa: E402
+from linear_layout_conformance.worker import case_oracle  # noqa: E402
 
 EIGHT_BIT = ("xi8,", "xf8E4M3FN,", "xf8E5M2,")
 READ_OPS = ("convert_layout", "local_alloc", "local_load", "local_store", "memdesc_trans")
-OUT = os.path.join(REPO, "python/tests/conformance/data/campaign-bc-passing.jsonl.gz")
+OUT = os.path.join(REPO, "conformance/tests/data/campaign-bc-passing.jsonl.gz")
 
 
 def trimmed(text):
@@ -58,7 +59,8 @@ def passing(cases_path, results_path, campaign):
                 or r.get("family") not in ("shared", "convert", "dot")
             ):
                 continue
-            text = emit(case_program(case), Dialect(case["params"]["triton"]))
+            oracle = case_oracle(case)
+            text = emit(build(case["params"], oracle), Dialect(oracle))
             eight = "convert_layout" in text and any(t in text for t in EIGHT_BIT)
             if eight or "#ttg.shared_linear" in text:
                 yield {

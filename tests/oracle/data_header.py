@@ -56,6 +56,12 @@ KINDS = {
     "known-disagreements": "recorded compiles the finder is known not to model, with a reason",
     "op-level-modules": "one-op TTGIR modules of op_level.py's grid and their outcomes (op_level.py record)",
     "op-level-fuzz": "random one-op TTGIR modules and their outcomes (op_level.py fuzz --out)",
+    "family-compiles": "compiles of the 3.7-3.9 family kernels with their TTGIR (families.py record)",
+    "family-modules": "one-op TTGIR modules of the 3.7-3.9 family sites and their outcomes (families.py record)",
+    "op-level-site-modules": "one-op TTGIR modules of op_level.py's later sites, one file per release "
+                             "(op_level.py record --sites)",
+    "grid-ttgir-compiles": "compile outcomes of kernel configurations with the TTGIR handed to the lowering "
+                           "(grid_ttgir.py record)",
     "algebra-requests": "LinearLayout requests and Triton's answers (algebra_oracle.py record)",
     "conversions": "layout attribute conversions by Gluon's to_linear_layout (encodings_oracle.py record)",
     "golden-conversions": "conversions restating Triton's own unit tests, transcribed by hand",
@@ -119,11 +125,20 @@ def op_name(site, p):
             return f"shared_tile-{p['rows']}x{p['cols']}-{p['dtype']}-sw{p['swizzle']}"
         if site == "pipelined_load":
             return f"pipelined_load-{p['load']}-{p['size']}-k{p['k']}-{p['dtype']}-{p['shared_order']}"
+        if site in ("cta_convert", "cta_local", "wgmma_cga"):
+            return f"{site}-sm{p['cap']}-c{p['ctas']}-{digest(p)}"
         if site == "mma_pair":
             return f"mma_pair-{_dims(p['shape'])}-{p['dtype']}-w{p['warps']}-sm{p['cap']}-{digest(p)}"
     except (KeyError, TypeError):
         pass
     return f"{site}-{digest(p)}"
+
+
+def family_name(c):
+    """`ws_matmul-sm90-w4-c1-3f2a9b10`: the family, target, warps, CTAs and a hash of the
+    configuration without its release."""
+    body = {k: v for k, v in c.items() if k != "triton"}
+    return f"{c['family']}-{c['arch']}-w{c['num_warps']}-c{c.get('num_ctas') or 1}-{digest(body)}"
 
 
 def _label(kind):
@@ -136,7 +151,7 @@ def base_name(kind, rec):
     file get `-2`, `-3`, ... in file order)."""
     if kind == "configs":
         return config_name(rec)
-    if kind == "kernel-compiles":
+    if kind in ("kernel-compiles", "grid-ttgir-compiles"):
         return config_name(rec["config"])
     if kind == "fla-compiles":
         return fla_name(rec["config"])
@@ -144,8 +159,10 @@ def base_name(kind, rec):
         return f"{rec['case']}-{rec['label']}-{rec['arch']}"
     if kind == "known-disagreements":
         return f"{config_name(rec['config'])}-triton{rec['config']['triton']}"
-    if kind in ("op-level-modules", "op-level-fuzz"):
+    if kind in ("op-level-modules", "op-level-fuzz", "family-modules", "op-level-site-modules"):
         return op_name(rec["site"], rec["params"])
+    if kind == "family-compiles":
+        return family_name(rec["config"])
     if kind == "algebra-requests":
         return f"{rec['request']['op']}-{digest(rec['request'])}"
     if kind == "conversions":
@@ -339,7 +356,7 @@ def check_file(path):
             if len(problems) >= 5:
                 problems.append(f"{path}: ...")
                 break
-    if header["kind"] == "kernel-compiles" and "configs" in header:
+    if header["kind"] in ("kernel-compiles", "grid-ttgir-compiles") and "configs" in header:
         configs = os.path.join(os.path.dirname(path), header["configs"])
         if not os.path.exists(configs):
             problems.append(f"{path}: its configuration list {header['configs']} is missing")

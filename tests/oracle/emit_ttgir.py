@@ -34,7 +34,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,6 +42,8 @@ sys.dont_write_bytecode = True  # keep tests/oracle/kernels/ free of __pycache__
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+from harness import child as children  # noqa: E402
 
 
 def version_tuple(v):
@@ -187,11 +188,8 @@ def run_one(py, case, cfg, out_dir, work, timeout):
     }
     if case.ctas != 1:
         rec["ctas"] = case.ctas
-    try:
-        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
-        rc, err = p.returncode, p.stderr
-    except subprocess.TimeoutExpired as e:
-        rc, err = None, (e.stderr or b"").decode() if isinstance(e.stderr, bytes) else (e.stderr or "")
+    ended = children.run(cmd, env=env, timeout=timeout)
+    rc, err = ended.returncode, ended.stderr
     secs = time.time() - t0
     stage = open(status).read().strip() if os.path.exists(status) else None
     if rc == 0 and os.path.exists(out):

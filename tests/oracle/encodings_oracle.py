@@ -31,14 +31,14 @@ import json
 import os
 import random
 import re
-import select
-import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import data_header  # noqa: E402  (the data files' header and record names)
+from harness import child as children  # noqa: E402
+from harness.crate import Crate  # noqa: E402
 
 # The kinds of file `replay` reads: every recorded conversion.
 CONVERSION_KINDS = ("conversions", "golden-conversions", "conversion-regressions", "conversion-release-pairs")
@@ -130,110 +130,86 @@ def base_label(spec):
 
 
 # ---------------------------------------------------------------------------
-# Our TTGIR printer (mirrors what Triton 3.9 prints; verified case by case)
+# The spec as the crate's attribute JSON (its TTGIR kind and parameter names);
+# the crate prints it (`linear-layout print-attr`), as the release spells it
 # ---------------------------------------------------------------------------
 
 
-def _l(xs):
-    return "[" + ", ".join(_l(x) if isinstance(x, (list, tuple)) else str(x) for x in xs) + "]"
+def _with_cga(out, spec):
+    if spec.get("cga"):
+        out["CGALayout"] = spec["cga"]
+    return out
 
 
-def _b(x):
-    return "true" if x else "false"
+def crate_attr(spec):
+    k = spec["kind"]
+    if k == "blocked":
+        return _with_cga({"kind": "blocked", "sizePerThread": spec["spt"], "threadsPerWarp": spec["tpw"],
+                          "warpsPerCTA": spec["wpc"], "order": spec["order"]}, spec)
+    if k == "slice":
+        return {"kind": "slice", "dim": spec["dim"], "parent": crate_attr(spec["parent"])}
+    if k == "dot_op":
+        return {"kind": "dot_op", "opIdx": spec["op_idx"], "parent": crate_attr(spec["parent"]),
+                "kWidth": spec["k_width"]}
+    if k == "nvidia_mma":
+        v = spec["version"]
+        return _with_cga({"kind": "nvidia_mma", "versionMajor": v[0], "versionMinor": v[1],
+                          "warpsPerCTA": spec["warps"], "instrShape": spec["instr"]}, spec)
+    if k == "amd_mfma":
+        return _with_cga({"kind": "amd_mfma", "version": spec["version"], "warpsPerCTA": spec["warps"],
+                          "instrShape": spec["instr"], "isTransposed": spec["transposed"],
+                          "tilesPerWarp": spec["tiles"], "elementBitWidth": spec["elem_bits"]}, spec)
+    if k == "amd_wmma":
+        cta = {"register": spec["reg_bases"]}
+        if spec["warp_bases"] or spec.get("explicit_warp"):
+            cta["warp"] = spec["warp_bases"]
+        out = _with_cga({"kind": "amd_wmma", "version": spec["version"], "isTranspose": spec["transposed"],
+                         "ctaLayout": cta, "instrShape": spec["instr"]}, spec)
+        if spec.get("explicit_rank"):
+            out["rank"] = spec["rank"]
+        return out
+    if k in ("linear", "generic_linear"):
+        return {"kind": k, "register": spec["reg"], "lane": spec["lane"], "warp": spec["warp"],
+                "block": spec["block"]}
+    if k == "swizzled_shared":
+        return _with_cga({"kind": "swizzled_shared", "vec": spec["vec"], "perPhase": spec["per_phase"],
+                          "maxPhase": spec["max_phase"], "order": spec["order"]}, spec)
+    if k == "nvmma_shared":
+        return _with_cga({"kind": "nvmma_shared", "swizzlingByteWidth": spec["swizzle"],
+                          "transposed": spec["transposed"], "elementBitWidth": spec["elem_bits"],
+                          "fp4Padded": spec["fp4_padded"], "rank": spec["rank"]}, spec)
+    if k == "shared_linear":
+        return {"kind": "shared_linear", "offset": spec["offset"], "block": spec["block"],
+                "alignment": spec["alignment"]}
+    if k == "padded_shared":
+        return {"kind": "padded_shared", "intervals": spec["pairs"], "offset": spec["offset"],
+                "block": spec["block"], "shape": spec["shape"]}
+    if k == "partitioned_shared":
+        return {"kind": "partitioned_shared", "numPartitions": spec["num_partitions"],
+                "numGroups": spec["num_groups"], "partitionDim": spec["partition_dim"],
+                "partitionLayout": crate_attr(spec["inner"])}
+    if k == "tmem":
+        return _with_cga({"kind": "tensor_memory_encoding", "blockM": spec["block"][0], "blockN": spec["block"][1],
+                          "colStride": spec["col_stride"], "twoCTAs": spec["two_ctas"],
+                          "fp4Padded": spec["fp4_padded"]}, spec)
+    if k == "tmem_scales":
+        out = _with_cga({"kind": "tensor_memory_scales_encoding"}, spec)
+        if "block_rep_order" in spec:
+            out["blockRepOrder"] = spec["block_rep_order"]
+        return out
+    if k == "auto":
+        return {"kind": "auto_encoding"}
+    if k == "coalesced":
+        return {"kind": "coalesced_encoding"}
+    raise ValueError(k)
 
 
-def _cga(spec):
-    return f", CGALayout = {_l(spec['cga'])}" if spec.get("cga") else ""
+CRATE = Crate()
 
 
 def fmt(spec):
-    k = spec["kind"]
-    if k == "blocked":
-        return (f"#ttg.blocked<{{sizePerThread = {_l(spec['spt'])}, threadsPerWarp = "
-                f"{_l(spec['tpw'])}, warpsPerCTA = {_l(spec['wpc'])}, order = "
-                f"{_l(spec['order'])}{_cga(spec)}}}>")
-    if k == "slice":
-        return f"#ttg.slice<{{dim = {spec['dim']}, parent = {fmt(spec['parent'])}}}>"
-    if k == "dot_op":
-        kw = f", kWidth = {spec['k_width']}" if spec["k_width"] else ""
-        return f"#ttg.dot_op<{{opIdx = {spec['op_idx']}, parent = {fmt(spec['parent'])}{kw}}}>"
-    if k == "nvidia_mma":
-        v = spec["version"]
-        return (f"#ttg.nvidia_mma<{{versionMajor = {v[0]}, versionMinor = {v[1]}, warpsPerCTA = "
-                f"{_l(spec['warps'])}{_cga(spec)}, instrShape = {_l(spec['instr'])}}}>")
-    if k == "amd_mfma":
-        s = (f"#ttg.amd_mfma<{{version = {spec['version']}, warpsPerCTA = {_l(spec['warps'])}, "
-             f"instrShape = {_l(spec['instr'])}, isTransposed = {_b(spec['transposed'])}{_cga(spec)}")
-        if any(t != 1 for t in spec["tiles"]):
-            s += f", tilesPerWarp = {_l(spec['tiles'])}"
-        if spec["elem_bits"] != 32:
-            s += f", elementBitWidth = {spec['elem_bits']}"
-        return s + "}>"
-    if k == "amd_wmma":
-        parts = []
-        if spec["reg_bases"]:
-            parts.append(f"register = {_l(spec['reg_bases'])}")
-        if spec["warp_bases"] or spec.get("explicit_warp"):
-            parts.append(f"warp = {_l(spec['warp_bases'])}")
-        s = (f"#ttg.amd_wmma<{{version = {spec['version']}, isTranspose = "
-             f"{_b(spec['transposed'])}, ctaLayout = {{{', '.join(parts)}}}{_cga(spec)}")
-        if list(spec["instr"]) != [16, 16, 16]:
-            s += f", instrShape = {_l(spec['instr'])}"
-        if spec.get("explicit_rank"):
-            s += f", rank = {spec['rank']}"
-        return s + "}>"
-    if k in ("linear", "generic_linear"):
-        return (f"#ttg.{k}<{{register = {_l(spec['reg'])}, lane = {_l(spec['lane'])}, "
-                f"warp = {_l(spec['warp'])}, block = {_l(spec['block'])}}}>")
-    if k == "swizzled_shared":
-        return (f"#ttg.swizzled_shared<{{vec = {spec['vec']}, perPhase = {spec['per_phase']}, "
-                f"maxPhase = {spec['max_phase']}, order = {_l(spec['order'])}{_cga(spec)}}}>")
-    if k == "nvmma_shared":
-        s = (f"#ttg.nvmma_shared<{{swizzlingByteWidth = {spec['swizzle']}, transposed = "
-             f"{_b(spec['transposed'])}, elementBitWidth = {spec['elem_bits']}")
-        if spec["fp4_padded"]:
-            s += ", fp4Padded = true"
-        if spec.get("cga"):
-            s += _cga(spec)
-        elif spec["rank"] != 2:
-            s += f", rank = {spec['rank']}"
-        return s + "}>"
-    if k == "shared_linear":
-        blk = f", block = {_l(spec['block'])}" if spec["block"] else ""
-        return (f"#ttg.shared_linear<{{offset = {_l(spec['offset'])}{blk}}}, "
-                f"alignment = {spec['alignment']}>")
-    if k == "padded_shared":
-        pairs = ", ".join(f"{i}:+{p}" for i, p in spec["pairs"])
-        ident = _identity_order(spec["offset"], spec["shape"])
-        if ident is not None and not spec["block"]:
-            body = f"order = {_l(ident)}, shape = {_l(spec['shape'])}"
-        else:
-            body = f"offset = {_l(spec['offset'])}, block = {_l(spec['block'])}"
-        return f"#ttg.padded_shared<[{pairs}] {{{body}}}>"
-    if k == "partitioned_shared":
-        return (f"#ttg.partitioned_shared<{{numPartitions = {spec['num_partitions']}, numGroups = "
-                f"{spec['num_groups']}, partitionDim = {spec['partition_dim']}, partitionLayout = "
-                f"{fmt(spec['inner'])}}}>")
-    if k == "tmem":
-        s = (f"#ttng.tensor_memory_encoding<blockM = {spec['block'][0]}, blockN = "
-             f"{spec['block'][1]}, colStride = {spec['col_stride']}{_cga(spec)}")
-        if spec["two_ctas"]:
-            s += ", twoCTAs = true"
-        if spec["fp4_padded"]:
-            s += ", fp4Padded = true"
-        return s + ">"
-    if k == "tmem_scales":
-        parts = []
-        if spec.get("cga"):
-            parts.append(f"CGALayout = {_l(spec['cga'])}")
-        if spec.get("block_rep_order", "mnThenK") != "mnThenK":
-            parts.append(f"blockRepOrder = {spec['block_rep_order']}")
-        return "#ttng.tensor_memory_scales_encoding<" + ", ".join(parts) + ">"
-    if k == "auto":
-        return "#gluon.auto_encoding"
-    if k == "coalesced":
-        return "#gluon.coalesced_encoding"
-    raise ValueError(k)
+    """The crate's text of `spec` in the installed release's spelling."""
+    return CRATE.print_attr(crate_attr(spec), TRITON_TAG)
 
 
 def spec_explicit(spec):
@@ -241,38 +217,6 @@ def spec_explicit(spec):
     if spec.get("explicit_rank") or spec.get("explicit_warp"):
         return True
     return any(spec_explicit(spec[k]) for k in ("parent", "inner") if k in spec)
-
-
-def _identity_order(offset, shape):
-    """If `offset` bases are the identity walked in some dim order, that order."""
-    rank = len(shape)
-    order, i = [], 0
-    remaining = list(range(rank))
-    while i < len(offset):
-        b = offset[i]
-        nz = [d for d in range(rank) if b[d]]
-        if len(nz) != 1 or b[nz[0]] != 1 or nz[0] not in remaining:
-            return None
-        d = nz[0]
-        n = shape[d].bit_length() - 1
-        for j in range(n):
-            if i + j >= len(offset):
-                return None
-            want = [0] * rank
-            want[d] = 1 << j
-            if list(offset[i + j]) != want:
-                return None
-        i += n
-        order.append(d)
-        remaining.remove(d)
-    # dims of size 1 contribute no bases; Triton puts them at the end
-    order += [d for d in remaining if shape[d] == 1]
-    return order if len(order) == rank else None
-
-
-# ===========================================================================
-# Random generation
-# ===========================================================================
 
 
 class Gen:
@@ -925,7 +869,7 @@ def _worker_main():
 
     def err_since(pos):
         try:
-            with open(f"/proc/self/fd/2", "rb") as f:
+            with open("/proc/self/fd/2", "rb") as f:
                 f.seek(pos)
                 return f.read().decode("utf-8", "replace")
         except OSError:
@@ -1290,41 +1234,20 @@ ABORT_HINTS = ("LLVM ERROR", "Assertion", "terminate called", "what()", "UNREACH
                "Fatal Python error", "Segmentation fault")
 
 
-def _no_core():
-    try:
-        import resource
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    except Exception:
-        pass
+class Worker(children.Worker):
+    """A worker (`encodings_oracle.py _worker`) in the Triton venv's python."""
 
-
-class Worker:
     TIMEOUT = 120.0
 
     def __init__(self):
-        self.err = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "_worker"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.err, preexec_fn=_no_core, bufsize=0)
-        self.buf = b""
+        super().__init__([sys.executable, os.path.abspath(__file__), "_worker"])
         self.version = None
 
     def readline(self, timeout=None):
-        deadline = time.monotonic() + (timeout or self.TIMEOUT)
-        fd = self.proc.stdout.fileno()
-        while b"\n" not in self.buf:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return "timeout"
-            ready, _, _ = select.select([fd], [], [], left)
-            if not ready:
-                continue
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                return None
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(line)
+        try:
+            return self.receive(timeout or self.TIMEOUT)
+        except children.WorkerTimeout:
+            return "timeout"
 
     def start(self):
         hello = self.readline(timeout=300)
@@ -1335,31 +1258,8 @@ class Worker:
         self.version = hello["hello"]
         self.missing = set(hello.get("missing", []))
 
-    def err_pos(self):
-        self.err.seek(0, os.SEEK_END)
-        return self.err.tell()
-
-    def stderr_since(self, pos):
-        self.err.seek(pos)
-        return self.err.read().decode("utf-8", "replace")
-
-    def stderr_tail(self):
-        lines = [l for l in self.stderr_since(0).splitlines() if l.strip()]
-        return " | ".join(lines[-5:])
-
-    def send(self, obj):
-        try:
-            self.proc.stdin.write((json.dumps(obj, separators=(",", ":")) + "\n").encode())
-            self.proc.stdin.flush()
-            return True
-        except (BrokenPipeError, OSError):
-            return False
-
     def death_message(self, pos):
-        try:
-            self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.kill()
+        self.wait(timeout=30)
         lines = [l.strip() for l in self.stderr_since(pos).splitlines() if l.strip()]
         lines = [l for l in lines if "nanobind" not in l and not l.startswith("- ")]
         # MLIR diagnostics emitted just before the abort (parser errors)
@@ -1384,45 +1284,24 @@ class Worker:
             parts.append(f"worker died (exit status {self.proc.returncode})")
         return "\n".join(parts)[:600]
 
-    def kill(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-
-    def close(self):
-        try:
-            self.proc.stdin.close()
-        except OSError:
-            pass
-        try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.kill()
-        self.err.close()
-
 
 class Triton:
     def __init__(self, view_check=False):
         self.view_check = view_check
-        self.cur = Worker()
-        self.cur.start()
-        self.version = self.cur.version
-        self.missing = self.cur.missing
-        self.spare = Worker()
-        self.restarts = 0
+        self.workers = children.WithSpare(Worker, Worker.start)
+        self.version = self.workers.current.version
+        self.missing = self.workers.current.missing
+
+    @property
+    def restarts(self):
+        return self.workers.restarts
 
     def _replace(self, kill=False):
-        if kill:
-            self.cur.kill()
-        self.cur.close()
-        self.cur = self.spare
-        self.cur.start()
-        self.spare = Worker()
-        self.restarts += 1
+        self.workers.replace(kill)
 
     def run(self, spec, shape, cid, skip_type=False, skip_roundtrip=False, skip_view=False):
         """Returns the worker's result dict, or a synthesized one on death."""
-        w = self.cur
+        w = self.workers.current
         pos = w.err_pos()
         req = {"id": cid, "spec": spec, "shape": shape, "text": fmt(spec),
                "skip_type": skip_type, "skip_roundtrip": skip_roundtrip, "skip_view": skip_view,
@@ -1464,8 +1343,8 @@ class Triton:
             raise OracleError(f"unexpected worker message {msg!r}")
 
     def close(self):
-        self.cur.close()
-        self.spare.close()
+        self.workers.close()
+        CRATE.close()
 
 
 # ===========================================================================
@@ -1626,15 +1505,13 @@ def json_equal(a, b):
 def run_binary(binary, requests, timeout=1800):
     if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
         raise OracleError(f"binary not found or not executable: {binary}")
-    payload = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in requests).encode()
-    try:
-        p = subprocess.run([binary, "convert", "--batch"], input=payload, capture_output=True,
-                           timeout=timeout)
-    except subprocess.TimeoutExpired:
+    payload = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in requests)
+    p = children.run([binary, "convert", "--batch"], input=payload, timeout=timeout)
+    if p.timed_out:
         raise OracleError(f"{binary} convert --batch timed out after {timeout}s")
-    lines = [l for l in p.stdout.decode("utf-8", "replace").split("\n") if l.strip()]
+    lines = [l for l in p.stdout.split("\n") if l.strip()]
     if p.returncode != 0:
-        tail = " | ".join(p.stderr.decode("utf-8", "replace").strip().splitlines()[-5:])
+        tail = " | ".join(p.stderr.strip().splitlines()[-5:])
         raise OracleError(f"{binary} convert --batch exited with status {p.returncode} after "
                           f"{len(lines)} answers: {tail}")
     if len(lines) != len(requests):

@@ -26,6 +26,7 @@ The wheels come from tests/oracle/venv.sh.
 
 import argparse
 import glob
+import gzip
 import json
 import os
 import re
@@ -33,19 +34,13 @@ import subprocess
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def venv_python(version):
-    out = subprocess.run(["bash", os.path.join(REPO, "tests/oracle/venv.sh"), version],
-                         capture_output=True, text=True)
-    if out.returncode != 0:
-        sys.exit(f"cannot set up triton {version}: {out.stderr.strip()}")
-    return out.stdout.strip()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import venvs  # noqa: E402
 
 
 def wheel_texts(version):
     """(strings of libtriton.so, the text of the wheel's Python sources)."""
-    py = venv_python(version)
+    py = venvs.python(version)
     root = subprocess.run([py, "-c", "import os, triton; print(os.path.dirname(triton.__file__))"],
                           capture_output=True, text=True, check=True).stdout.strip()
     libs = glob.glob(os.path.join(root, "_C", "libtriton*.so"))
@@ -86,8 +81,11 @@ def recorded_messages(version):
     """Every message recorded from the wheel `version` under tests/data/compile."""
     short = ".".join(version.split(".")[:2])
     out = []
-    for path in glob.glob(os.path.join(REPO, "tests/data/compile/*.jsonl")):
-        with open(path) as f:
+    paths = glob.glob(os.path.join(REPO, "tests/data/compile/*.jsonl"))
+    paths += glob.glob(os.path.join(REPO, "tests/data/compile/*.jsonl.gz"))
+    for path in paths:
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rt") as f:
             for line in f:
                 line = line.strip()
                 if not line:
@@ -96,7 +94,7 @@ def recorded_messages(version):
                 if "header" in rec or "message" not in rec:
                     continue
                 triton = rec.get("config", {}).get("triton", rec.get("triton"))
-                if triton == short and rec.get("message"):
+                if triton in (short, version) and rec.get("message"):
                     out.append(rec["message"])
     return out
 

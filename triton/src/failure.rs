@@ -22,6 +22,11 @@ pub enum Verdict {
     /// `triton.compile` returns a kernel that computes wrong values (a
     /// [`Miscompile`](Ending::Miscompile) site).
     Wrong,
+    /// `triton.compile` returns a kernel that may compute wrong values: the
+    /// assembler the release uses miscompiles some kernels of this shape (a
+    /// [`Risk`](Ending::Risk) site). Reported beside the compile's verdict,
+    /// never as it.
+    Risk,
 }
 
 impl fmt::Display for Verdict {
@@ -31,6 +36,7 @@ impl fmt::Display for Verdict {
             Verdict::Abort => "abort",
             Verdict::Error => "error",
             Verdict::Wrong => "wrong",
+            Verdict::Risk => "risk",
         })
     }
 }
@@ -117,6 +123,7 @@ impl Failure {
             r.catches_crashes() && !(entry == Entry::IrFile && r.file_compile_aborts_after_catch());
         match self.ending() {
             Ending::Miscompile => Verdict::Wrong,
+            Ending::Risk => Verdict::Risk,
             Ending::Diagnostic => Verdict::Error,
             Ending::Assertion | Ending::FatalError if caught => Verdict::Error,
             Ending::Assertion | Ending::FatalError | Ending::Crash => Verdict::Abort,

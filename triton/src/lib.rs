@@ -25,11 +25,13 @@
 //!
 //! The layers, each using only those before it:
 //! - [`release`]: the modelled releases as data ([`Release`], [`RELEASES`])
-//!   and the cut points between them.
+//!   and the cut points between them; [`releases_json`], the table for
+//!   scripts.
 //! - [`attr`]: the attributes as data ([`Attr`]).
 //! - [`parse_attr`] / [`print_attr`]: TTGIR text, with both dialect
 //!   spellings (`#triton_gpu.` up to 3.2, `#ttg.` after) and `#alias`
-//!   definitions ([`Defs`]).
+//!   definitions ([`Defs`]); [`ttgir_attr`]: an attribute given as JSON,
+//!   printed the way a release spells it.
 //! - [`to_linear_layout`]: the layout `release` builds for an attribute on
 //!   a shape ([`Conversion`]; [`ConvertError`] when it cannot).
 //! - [`Site`] descriptors (where a release fails, how, what fixed it) and
@@ -38,8 +40,12 @@
 //! - [`layout_cvt`]: whether a `convert_layout` between two layouts only
 //!   reorders registers.
 //! - [`finder`]: the lowering models of each release (one file per site),
-//!   `predict`, `search`, `check_ttgir`, shrinking and reproducers.
+//!   `predict`, `search`, `check_ttgir`, shrinking and reproducers;
+//!   [`kernel_fields`]: a configuration's fields as callers give them, with
+//!   the defaults.
 //! - [`explain`]: a crash log in, the failure site out.
+//! - [`report`]: what `search` (and `linear-layout-scan`) found, as one
+//!   model, and its renderers (text, JSON).
 //!
 //! The algebra underneath is the [`linear_layout`] crate; running Triton
 //! itself (on a user's kernel) is `linear-layout-scan`'s job.
@@ -48,19 +54,25 @@
 #![deny(unsafe_code)]
 
 pub mod attr;
+mod attr_json;
 mod convert;
 mod error;
+pub mod escape;
 pub mod explain;
 mod failure;
 pub mod finder;
+pub mod kernel_fields;
 pub mod layout_cvt;
 mod parse;
 mod print;
 pub mod release;
+mod release_json;
+pub mod report;
 pub mod request;
 mod site;
 
 pub use attr::{Attr, Cga};
+pub use attr_json::{AttrJsonError, attr_from_json, ttgir_attr};
 pub(crate) use convert::cga::split_num as cta_split_num;
 pub use convert::{Conversion, ConversionCache, SITES as CONVERSION_SITES, to_linear_layout};
 pub(crate) use convert::{NVIDIA_MMA_SITE, memdesc_verifier_error};
@@ -68,5 +80,6 @@ pub use error::ConvertError;
 pub use failure::{Entry, Failure, Verdict};
 pub use parse::{Defs, parse_attr};
 pub use print::print_attr;
-pub use release::{RELEASES, Release, ReleaseInfo, Since, Span};
+pub use release::{Ptxas, RELEASES, Release, ReleaseInfo, Since, Span};
+pub use release_json::releases_json;
 pub use site::{Change, Ending, Location, Site, SiteKind};

@@ -208,3 +208,105 @@ pub fn print_attr(attr: &Attr, dialect: &str) -> String {
     }
     s
 }
+
+// ---- Attributes the crate reads without a model (`Attr::Other`, kept
+// verbatim when parsed), printed for scripts that write them
+// (`attr_json`).
+
+/// How a `padded_shared` names its linear component.
+pub(crate) enum PaddedForm {
+    /// The identity walked in `order` over `shape`.
+    Order {
+        /// Dims from fastest- to slowest-varying.
+        order: Vec<usize>,
+        /// The buffer's shape, where the release names it.
+        shape: Option<Vec<u64>>,
+    },
+    /// Explicit `offset` (and `block`) bases.
+    Bases {
+        /// One basis per offset bit.
+        offset: Vec<Vec<u64>>,
+        /// One basis per block bit.
+        block: Vec<Vec<u64>>,
+    },
+}
+
+/// `#dialect.padded_shared<[interval:+padding, ...] {...}>`.
+pub(crate) fn padded_shared(dialect: &str, pairs: &[(u64, u64)], form: &PaddedForm) -> String {
+    let pairs: Vec<String> = pairs.iter().map(|(i, p)| format!("{i}:+{p}")).collect();
+    let body = match form {
+        PaddedForm::Order { order, shape } => match shape {
+            Some(shape) => format!("order = {}, shape = {}", index_list(order), list(shape)),
+            None => format!("order = {}", index_list(order)),
+        },
+        PaddedForm::Bases { offset, block } => {
+            format!("offset = {}, block = {}", bases(offset), bases(block))
+        }
+    };
+    format!(
+        "#{dialect}.padded_shared<[{}] {{{body}}}>",
+        pairs.join(", ")
+    )
+}
+
+/// `#dialect.partitioned_shared<{...}>` around an inner shared layout
+/// (already printed).
+pub(crate) fn partitioned_shared(
+    dialect: &str,
+    partitions: u64,
+    groups: u64,
+    dim: u64,
+    inner: &str,
+) -> String {
+    format!(
+        "#{dialect}.partitioned_shared<{{numPartitions = {partitions}, numGroups = {groups}, \
+         partitionDim = {dim}, partitionLayout = {inner}}}>"
+    )
+}
+
+/// `#nvidia_dialect.tensor_memory_encoding<...>`.
+pub(crate) fn tensor_memory(
+    dialect: &str,
+    block_m: u64,
+    block_n: u64,
+    col_stride: u64,
+    cga_: Option<&Cga>,
+    two_ctas: bool,
+    fp4_padded: bool,
+) -> String {
+    let mut s = format!(
+        "#{dialect}.tensor_memory_encoding<blockM = {block_m}, blockN = {block_n}, colStride = {col_stride}"
+    );
+    cga(&mut s, &cga_.cloned());
+    if two_ctas {
+        s.push_str(", twoCTAs = true");
+    }
+    if fp4_padded {
+        s.push_str(", fp4Padded = true");
+    }
+    s.push('>');
+    s
+}
+
+/// `#nvidia_dialect.tensor_memory_scales_encoding<...>`: the CGA and a
+/// block repetition order other than the default `mnThenK`.
+pub(crate) fn tensor_memory_scales(
+    dialect: &str,
+    cga_: Option<&Cga>,
+    block_rep_order: Option<&str>,
+) -> String {
+    let mut parts = String::new();
+    cga(&mut parts, &cga_.cloned());
+    let mut parts: Vec<String> = parts
+        .strip_prefix(", ")
+        .map(str::to_string)
+        .into_iter()
+        .collect();
+    if let Some(order) = block_rep_order {
+        parts.push(format!("blockRepOrder = {order}"));
+    }
+    format!(
+        "#{dialect}.tensor_memory_scales_encoding<{}>",
+        parts.join(", ")
+    )
+}

@@ -66,6 +66,57 @@ pub struct ReleaseInfo {
     /// The dialect prefix its TTGIR prints: `triton_gpu` up to 3.2, `ttg`
     /// from 3.3 (PR #5266).
     pub dialect: &'static str,
+    /// The assemblers the wheel bundles and which targets each assembles,
+    /// read from the wheel (`backends/nvidia/bin/`, `get_ptxas(arch)` in
+    /// `backends/nvidia/compiler.py`): from the lowest compute capability
+    /// each takes, oldest first.
+    pub ptxas: &'static [Ptxas],
+}
+
+/// An assembler a wheel bundles: its version, the lowest compute capability
+/// it assembles (up to the next one's), and the environment variable that
+/// points Triton at another (`knobs.nvidia.ptxas`, `ptxas_blackwell`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ptxas {
+    /// Assembles targets from this compute capability.
+    pub from_capability: u32,
+    /// `ptxas --version`'s release (`12.8.93`).
+    pub version: &'static str,
+    /// The variable that replaces it (`TRITON_PTXAS_PATH`).
+    pub env: &'static str,
+}
+
+const PTXAS: &str = "TRITON_PTXAS_PATH";
+const PTXAS_BLACKWELL: &str = "TRITON_PTXAS_BLACKWELL_PATH";
+
+/// The wheel's one bundled assembler, for every target.
+const fn one_ptxas(version: &'static str) -> [Ptxas; 1] {
+    [Ptxas {
+        from_capability: 0,
+        version,
+        env: PTXAS,
+    }]
+}
+
+/// The wheel's two assemblers: `ptxas`, and `ptxas-blackwell` from
+/// `blackwell_from`.
+const fn two_ptxas(
+    version: &'static str,
+    blackwell_from: u32,
+    blackwell: &'static str,
+) -> [Ptxas; 2] {
+    [
+        Ptxas {
+            from_capability: 0,
+            version,
+            env: PTXAS,
+        },
+        Ptxas {
+            from_capability: blackwell_from,
+            version: blackwell,
+            env: PTXAS_BLACKWELL,
+        },
+    ]
 }
 
 /// Every modelled release, oldest first.
@@ -78,6 +129,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.1.0"],
         tag: "v3.1.0",
         dialect: "triton_gpu",
+        ptxas: &one_ptxas("12.4.99"),
     },
     ReleaseInfo {
         release: Release::V3_2,
@@ -87,6 +139,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.2.0"],
         tag: "v3.2.0",
         dialect: "triton_gpu",
+        ptxas: &one_ptxas("12.4.99"),
     },
     ReleaseInfo {
         release: Release::V3_3,
@@ -96,6 +149,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.3.1"],
         tag: "v3.3.1",
         dialect: "ttg",
+        ptxas: &two_ptxas("12.4.99", 100, "12.8.61"),
     },
     ReleaseInfo {
         release: Release::V3_4,
@@ -105,6 +159,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.4.0"],
         tag: "v3.4.0",
         dialect: "ttg",
+        ptxas: &one_ptxas("12.8.93"),
     },
     ReleaseInfo {
         release: Release::V3_5,
@@ -114,6 +169,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.5.1"],
         tag: "v3.5.1",
         dialect: "ttg",
+        ptxas: &one_ptxas("12.8.93"),
     },
     ReleaseInfo {
         release: Release::V3_6,
@@ -123,6 +179,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.6.0"],
         tag: "v3.6.0",
         dialect: "ttg",
+        ptxas: &two_ptxas("12.8.93", 100, "12.9.86"),
     },
     ReleaseInfo {
         release: Release::V3_7,
@@ -132,6 +189,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.7.1"],
         tag: "v3.7.1",
         dialect: "ttg",
+        ptxas: &two_ptxas("12.8.93", 100, "13.1.80"),
     },
     ReleaseInfo {
         release: Release::V3_8,
@@ -141,6 +199,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.8.0"],
         tag: "v3.8.0",
         dialect: "ttg",
+        ptxas: &two_ptxas("12.9.86", 100, "13.3.33"),
     },
     ReleaseInfo {
         release: Release::V3_9,
@@ -150,6 +209,7 @@ pub const RELEASES: [ReleaseInfo; 9] = [
         wheels: &["3.9.0"],
         tag: "v3.9.0",
         dialect: "ttg",
+        ptxas: &two_ptxas("12.9.86", 90, "13.4.59"),
     },
 ];
 
@@ -173,6 +233,23 @@ impl Release {
     /// The newest modelled release (what `latest`, `newest` and `main`
     /// mean).
     pub const LATEST: Release = Release::V3_9;
+
+    /// The assembler the release's wheel uses for a target of compute
+    /// capability `capability`.
+    pub fn ptxas(self, capability: u32) -> Ptxas {
+        let info = self.info();
+        info.ptxas
+            .iter()
+            .rev()
+            .find(|p| p.from_capability <= capability)
+            .or(info.ptxas.first())
+            .copied()
+            .unwrap_or(Ptxas {
+                from_capability: 0,
+                version: "",
+                env: PTXAS,
+            })
+    }
 
     /// This release's row of [`RELEASES`].
     pub fn info(self) -> &'static ReleaseInfo {
@@ -455,6 +532,115 @@ impl Release {
     pub fn tcgen05_takes_int8(self) -> bool {
         self >= Release::V3_8
     }
+
+    // ---- How the release spells TTGIR: what a script writing modules for
+    // it needs (the conformance fuzzer, the op-level grids). Layout
+    // attributes are printed by `print_attr` / `attr_json`; these are the
+    // rest of the syntax. Each was measured by parsing or compiling modules
+    // in both spellings with the wheels of the releases around the cut.
+
+    /// The dialect prefix of the NVIDIA-specific ops: `triton_nvidia_gpu`
+    /// up to 3.2, `ttng` from 3.3 (renamed with [`Release::dialect`], PR
+    /// #5266).
+    pub fn nvidia_dialect(self) -> &'static str {
+        if self.has_legacy_dialect_names() {
+            "triton_nvidia_gpu"
+        } else {
+            "ttng"
+        }
+    }
+
+    /// The dialect of the shared-memory descriptor type: `!tt.memdesc` up
+    /// to 3.2, `!ttg.memdesc` from 3.3.
+    pub fn memdesc_dialect(self) -> &'static str {
+        if self.has_legacy_dialect_names() {
+            "tt"
+        } else {
+            "ttg"
+        }
+    }
+
+    /// Up to 3.2 the dialects are `triton_gpu` and `triton_nvidia_gpu`, and
+    /// the memdesc type is `tt`'s (the row's `dialect` says the same).
+    fn has_legacy_dialect_names(self) -> bool {
+        self.dialect() == "triton_gpu"
+    }
+
+    /// From 3.2 a memdesc type names its memory space
+    /// (`#triton_gpu.shared_memory`, from 3.3 `#ttg.shared_memory`); 3.1's
+    /// has none.
+    pub fn memdesc_names_memory_space(self) -> bool {
+        self >= Release::V3_2
+    }
+
+    /// From 3.5 `async_commit_group` names its input tokens after a
+    /// `tokens` keyword (`TritonGPUOps.td`); before, they follow the op.
+    pub fn commit_group_names_tokens(self) -> bool {
+        self >= Release::V3_5
+    }
+
+    /// From 3.6 a layout writes its CGA as linear bases (`CGALayout`), and
+    /// an `nvmma_shared` of another rank than 2 says so with `rank = N`; up
+    /// to 3.5 as three lists (`CTAsPerCGA`, `CTASplitNum`, `CTAOrder`),
+    /// whose length is the rank (PR #8770; each release's parser refuses
+    /// the other spelling: the `cga_spelling` site).
+    pub fn spells_cga_as_bases(self) -> bool {
+        self >= Release::V3_6
+    }
+
+    /// `#ttg.linear` exists from 3.3 (3.2.0's parser refuses
+    /// `#triton_gpu.linear`).
+    pub fn has_linear_attr(self) -> bool {
+        self >= Release::V3_3
+    }
+
+    /// `#ttg.padded_shared` exists from 3.5 (3.4.0's parser refuses it).
+    pub fn has_padded_shared(self) -> bool {
+        self >= Release::V3_5
+    }
+
+    /// From 3.7 the wheel's Gluon builds every layout class this crate
+    /// converts and gives its linear layout (`to_linear_layout`): the oracle
+    /// of the attribute conversions (`tests/oracle/encodings_oracle.py`).
+    /// 3.6.0's Gluon has older `AMDWMMALayout` and `PaddedSharedLayout`
+    /// signatures, 3.5.1's layout builder no `to_linear_layout`.
+    pub fn has_gluon_layout_oracle(self) -> bool {
+        self >= Release::V3_7
+    }
+
+    /// From 3.6 a `padded_shared` names its `shape` after its `order`
+    /// (`{order = [1, 0], shape = [32, 64]}`); 3.5.1's parser refuses the
+    /// key, 3.6.0's requires it.
+    pub fn padded_shared_names_shape(self) -> bool {
+        self >= Release::V3_6
+    }
+
+    /// From 3.6 a `padded_shared` buffer is lowered; 3.5 reads the
+    /// attribute but has no linear layout for it, and a `local_alloc` into
+    /// one aborts in `toLinearLayout` ("unknown layout",
+    /// `v3.5.1:lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp:1311`;
+    /// measured with the conformance fuzzer's shared-memory cases).
+    pub fn lowers_padded_shared(self) -> bool {
+        self >= Release::V3_6
+    }
+
+    /// `#ttg.shared_linear` exists from 3.6 (3.5.1's parser refuses it).
+    pub fn has_shared_linear(self) -> bool {
+        self >= Release::V3_6
+    }
+
+    /// From 3.2 a tensor of `f8E4M3FN` (`tl.float8e4nv`) is a `tt` tensor;
+    /// 3.1's float types are the `FNUZ` variants and `f8E5M2` (3.1.0's
+    /// parser refuses a `tt.load` of `f8E4M3FN`, 3.2.0's takes it).
+    pub fn has_f8e4m3fn_tensors(self) -> bool {
+        self >= Release::V3_2
+    }
+
+    /// `tt.gather` and `ttg.memdesc_trans` exist from 3.3 (3.2.0's parser
+    /// refuses both).
+    pub fn has_gather_and_memdesc_trans(self) -> bool {
+        self >= Release::V3_3
+    }
 }
 
 impl fmt::Display for Release {
@@ -619,6 +805,33 @@ impl fmt::Display for Span {
 
 #[cfg(test)]
 mod tests {
+
+    /// The assembler per target, as read from each wheel: 3.5-3.7 use
+    /// ptxas 12.8 for sm90, 3.8 12.9, and 3.9 its Blackwell ptxas from sm90.
+    #[test]
+    fn each_wheel_assembles_each_target_with_its_bundled_ptxas() {
+        let at = |r: Release, cc| r.ptxas(cc);
+        assert_eq!(at(Release::V3_5, 90).version, "12.8.93");
+        assert_eq!(at(Release::V3_6, 90).version, "12.8.93");
+        assert_eq!(at(Release::V3_6, 100).version, "12.9.86");
+        assert_eq!(at(Release::V3_6, 100).env, "TRITON_PTXAS_BLACKWELL_PATH");
+        assert_eq!(at(Release::V3_7, 90).env, "TRITON_PTXAS_PATH");
+        assert_eq!(at(Release::V3_8, 90).version, "12.9.86");
+        assert_eq!(at(Release::V3_9, 80).version, "12.9.86");
+        assert_eq!(at(Release::V3_9, 90).version, "13.4.59");
+        assert_eq!(at(Release::V3_9, 90).env, "TRITON_PTXAS_BLACKWELL_PATH");
+        for info in &RELEASES {
+            assert!(
+                info.ptxas
+                    .windows(2)
+                    .all(|w| w[0].from_capability < w[1].from_capability)
+                    && info.ptxas.first().is_some_and(|p| p.from_capability == 0),
+                "{}",
+                info.name
+            );
+        }
+    }
+
     use super::Release::{self, *};
     use super::*;
 

@@ -36,17 +36,46 @@ fn error(kind: &str, message: impl std::fmt::Display) -> Value {
     json!({ "error": { "kind": kind, "message": message.to_string() } })
 }
 
-/// Answers one request line.
+/// The most a `defs_file` may hold (as the command line reads any file:
+/// 32 MiB).
+pub const MAX_DEFS_FILE: u64 = 32 << 20;
+
+/// Answers one request line (read strictly: a key given twice is an
+/// error).
 pub fn convert_line(line: &str) -> Value {
-    match serde_json::from_str(line) {
+    match linear_layout::eval::parse_strict(line) {
         Ok(request) => convert_request(&request),
         Err(e) => error("bad_json", e),
     }
 }
 
+/// A `defs_file`: a regular file of at most [`MAX_DEFS_FILE`] bytes of
+/// UTF-8 (a device or a pipe, which could be endless, is refused).
+fn read_defs_file(path: &str) -> Result<String, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_DEFS_FILE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_DEFS_FILE {
+        return Err(format!("more than {} MiB", MAX_DEFS_FILE >> 20));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
 /// Answers one parsed request.
 pub fn convert_request(request: &Value) -> Value {
-    let request = match ConvertRequest::deserialize(request) {
+    let request = match linear_layout::eval::typed::<ConvertRequest>(request) {
         Ok(r) => r,
         Err(e) => return error("bad_request", e),
     };
@@ -67,7 +96,7 @@ pub fn convert_request(request: &Value) -> Value {
             );
         }
         (Some(text), None) => Some(text.clone()),
-        (None, Some(path)) => match std::fs::read_to_string(path) {
+        (None, Some(path)) => match read_defs_file(path) {
             Ok(t) => Some(t),
             Err(e) => return error("bad_request", format!("cannot read defs file {path}: {e}")),
         },

@@ -38,6 +38,11 @@ pub enum Ending {
     /// location has an empty `message`; its evidence is a GPU run, recorded
     /// in `notes/findings/`.
     Miscompile,
+    /// No failure at compile time, and not always a wrong kernel: the
+    /// assembler the release uses (not Triton's code) miscompiles some
+    /// kernels of this shape, measured on a GPU (`notes/findings/`). Triton
+    /// prints nothing; the location's `function` names the assembler.
+    Risk,
 }
 
 impl Ending {
@@ -49,6 +54,7 @@ impl Ending {
             Ending::Diagnostic => "diagnosed error",
             Ending::Crash => "crash (signal, not caught)",
             Ending::Miscompile => "compiles, computes wrong values",
+            Ending::Risk => "compiles; the bundled assembler may miscompile it",
         }
     }
 }

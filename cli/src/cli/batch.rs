@@ -4,11 +4,17 @@
 //! - A request may carry an `"id"`; its answer echoes it.
 //! - A line that is empty, not UTF-8, longer than [`MAX_LINE`] or not JSON
 //!   is answered with an error naming its line number; the batch goes on.
+//! - A line is read strictly: a key given twice in an object is a
+//!   `bad_json` error naming the key (not the last one silently winning).
+//! - Answers are JSON, their control characters escaped as JSON escapes
+//!   (so a request cannot drive the terminal the answers go to).
 //! - Each answer is written as soon as it is made, so a program can drive
 //!   the batch one request at a time.
 //! - A closed stdout (`| head`) ends the batch quietly.
 
 use super::input::{Line, MAX_LINE, lines};
+use linear_layout::eval::parse_strict;
+use linear_layout_triton::escape;
 use serde_json::{Map, Value, json};
 use std::io::{BufWriter, Write};
 
@@ -48,7 +54,7 @@ pub fn run(handle: impl Fn(&Value) -> Answer) -> Result<bool, String> {
             Line::Text(text) if text.trim().is_empty() => {
                 error("empty_line", "an empty line holds no request", number)
             }
-            Line::Text(text) => match serde_json::from_str::<Value>(&text) {
+            Line::Text(text) => match parse_strict(&text) {
                 Err(e) => error("bad_json", e, number),
                 Ok(request) => {
                     let (request, id) = take_id(request);
@@ -64,7 +70,8 @@ pub fn run(handle: impl Fn(&Value) -> Answer) -> Result<bool, String> {
         };
         // Each answer goes out as soon as it is made: a program driving the
         // batch line by line waits for it.
-        if let Err(e) = writeln!(out, "{answer}").and_then(|()| out.flush()) {
+        let answer = answer.to_string();
+        if let Err(e) = writeln!(out, "{}", escape::controls(&answer)).and_then(|()| out.flush()) {
             return quiet_on_closed_pipe(e).map(|()| found);
         }
     }
@@ -111,9 +118,10 @@ fn with_id(answer: Value, id: Option<Value>) -> Value {
 pub fn help() -> String {
     format!(
         "Each line is one JSON request and gets one answer line, in order. A request may carry an \
-         \"id\", which its answer repeats. An empty line, a line that is not UTF-8 or not JSON, \
-         or a line longer than {} MiB gets an error answer naming its line number, and the \
-         batch goes on.",
+         \"id\", which its answer repeats. An empty line, a line that is not UTF-8 or not JSON \
+         (a key given twice in one object included), or a line longer than {} MiB gets an error \
+         answer naming its line number, and the batch goes on. A value of the wrong type is an \
+         error naming its key path.",
         MAX_LINE >> 20
     )
 }

@@ -14,7 +14,9 @@ use linear_layout_triton::{Conversion, Defs, Release, parse_attr, to_linear_layo
     '#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>' --view\n\n\
     With --batch, each stdin line is {\"attr\", \"shape\", \"elem_bits\"?, \"triton\"?, \"defs\"? (TTGIR text), \
     \"defs_file\"? (a path)} and each output line {\"ok\": LAYOUT_JSON}, {\"none\": REASON} or {\"error\": {\"kind\", \
-    \"message\"}}; a request's \"id\" is echoed in its answer, and every line gets one answer.")]
+    \"message\"}}; a request's \"id\" is echoed in its answer, and every line gets one answer.\n\n\
+    Exit status: 0 on success (an error answer in --batch included), 2 on bad input or usage \
+    (it predicts nothing, so never 1).")]
 pub struct ConvertArgs {
     /// The attribute: TTGIR text such as `#ttg.blocked<{...}>`, or `#name`
     /// defined in --defs. `-` reads stdin, `@FILE` reads a file.
@@ -37,7 +39,9 @@ pub struct ConvertArgs {
     #[arg(long, conflicts_with = "svg")]
     view: bool,
     /// Draw the same as an SVG picture into FILE (legend, axis names, a
-    /// colour per warp, marks on elements held more than once).
+    /// colour per warp, marks on elements held more than once). FILE is
+    /// written atomically (a temporary file renamed into place); an empty
+    /// name, or a FILE that is a symbolic link or a directory, is refused.
     #[arg(long, value_name = "FILE")]
     svg: Option<String>,
     /// With --view or --svg: only the rows (dim0) A..B (A up to B-1), for a
@@ -119,8 +123,9 @@ pub fn run(args: ConvertArgs) -> Result<(), String> {
             cell_px: args.zoom,
             ..view::SvgOptions::default()
         };
+        super::output::plain_path(path, "--svg")?;
         let svg = view::svg(&layout, &opts)?;
-        std::fs::write(path, svg).map_err(|e| format!("cannot write {path}: {e}"))?;
+        super::output::write_file(std::path::Path::new(path), svg.as_bytes())?;
         super::print_out(&format!("wrote {path}\n"))?;
     } else if args.view {
         super::print_out(&view::holders_table(&layout, window.as_ref())?)?;

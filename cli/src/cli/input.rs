@@ -33,7 +33,28 @@ pub fn read_file(path: &str) -> Result<String, String> {
     read_bounded(file, path)
 }
 
-fn read_bounded(source: impl Read, name: &str) -> Result<String, String> {
+/// A log (a file, or stdin for `-`), as bytes: a stray byte that is not
+/// UTF-8 (a binary fragment, another encoding) is replaced by U+FFFD, not a
+/// reason to refuse the log. Also how many invalid sequences were replaced.
+pub fn read_log(path: Option<&str>) -> Result<(String, usize), String> {
+    let bytes = match path {
+        None | Some("-") => read_bytes(std::io::stdin().lock(), "stdin")?,
+        Some(path) => read_file_bytes(path)?,
+    };
+    let replaced = bytes
+        .utf8_chunks()
+        .filter(|chunk| !chunk.invalid().is_empty())
+        .count();
+    Ok((String::from_utf8_lossy(&bytes).into_owned(), replaced))
+}
+
+/// A file, as bytes, bounded by [`MAX_INPUT`] as text is.
+pub fn read_file_bytes(path: &str) -> Result<Vec<u8>, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    read_bytes(file, path)
+}
+
+fn read_bytes(source: impl Read, name: &str) -> Result<Vec<u8>, String> {
     let mut bytes = Vec::new();
     source
         .take(MAX_INPUT + 1)
@@ -45,6 +66,11 @@ fn read_bounded(source: impl Read, name: &str) -> Result<String, String> {
             MAX_INPUT >> 20
         ));
     }
+    Ok(bytes)
+}
+
+fn read_bounded(source: impl Read, name: &str) -> Result<String, String> {
+    let bytes = read_bytes(source, name)?;
     String::from_utf8(bytes).map_err(|e| {
         format!(
             "{name} is not UTF-8 text (invalid byte at offset {})",

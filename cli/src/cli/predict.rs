@@ -4,42 +4,46 @@
 use super::Found;
 use clap::Args;
 use linear_layout_triton::Release;
+use linear_layout_triton::finder::search::fix_for;
 use linear_layout_triton::finder::{Arch, Config, Dtype, Pattern, Prediction, Variant, predict};
+use linear_layout_triton::kernel_fields::{DEFAULTS, KernelFields, config_fields};
 use linear_layout_triton::release::{release_help, releases_help};
+use std::sync::OnceLock;
 
-/// The kernel configuration flags shared by `predict`, `shrink` and `repro`.
+/// The kernel configuration flags shared by `predict`, `shrink` and `repro`:
+/// the fields of a configuration (`kernel_fields`), with its defaults.
 #[derive(Args, Clone)]
 pub struct ConfigArgs {
     /// Kernel pattern: dot, chain-a, chain-b, inductor-3d, scan or gather.
-    #[arg(long, default_value = "chain-b")]
+    #[arg(long, default_value = DEFAULTS.pattern.name())]
     pub pattern: Pattern,
     /// M (power of two).
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = DEFAULTS.size)]
     pub m: u64,
     /// N (power of two).
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = DEFAULTS.size)]
     pub n: u64,
     /// K (power of two; the gather's index columns; scan takes none).
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = DEFAULTS.size)]
     pub k: u64,
     /// X, the chain patterns' second size (power of two; default 64 for chains).
     #[arg(long)]
     pub x: Option<u64>,
     /// Element type: fp16, bf16, fp32, fp8e4nv, fp8e5 or int8.
-    #[arg(long, default_value = "bf16")]
+    #[arg(long, default_value = DEFAULTS.dtype.name())]
     pub dtype: Dtype,
     /// Warps: 1, 2, 4, 8, 16 or 32.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = DEFAULTS.num_warps)]
     pub num_warps: u64,
     /// Pipeline stages: 1 to 4.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = DEFAULTS.num_stages)]
     pub num_stages: u64,
     /// Target: sm80, sm86, sm89, sm90, sm100 or sm120.
-    #[arg(long, default_value = "sm90")]
+    #[arg(long, default_value = DEFAULTS.arch.name())]
     pub arch: Arch,
     /// CTAs per program (`num_ctas`): 1, 2, 4 or 8; more than one needs
     /// sm90 or later.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = DEFAULTS.num_ctas)]
     pub num_ctas: u64,
     /// A development build on top of the release: `pre-5905` (with --triton
     /// 3.3) is Triton between 3.2 and 3.3, whose pipeliner reordered rank-3
@@ -56,30 +60,44 @@ pub struct OneRelease {
 }
 
 impl ConfigArgs {
-    /// The configuration in `triton` (X defaults to 64 for chain patterns).
+    /// The configuration in `triton` (X defaults for the chain patterns).
     pub fn config(&self, triton: Release) -> Config {
-        Config {
+        KernelFields {
             pattern: self.pattern,
             m: self.m,
             n: self.n,
-            k: if self.pattern.takes_k() { self.k } else { 0 },
-            x: if self.pattern.is_chain() {
-                Some(self.x.unwrap_or(64))
-            } else {
-                self.x
-            },
-            dtype: self.dtype,
-            num_warps: self.num_warps,
-            num_stages: self.num_stages,
-            arch: self.arch,
-            num_ctas: self.num_ctas,
-            triton,
+            k: self.k,
+            x: self.x,
+            dtype: Some(self.dtype),
+            num_warps: Some(self.num_warps),
+            num_stages: Some(self.num_stages),
+            arch: Some(self.arch),
+            num_ctas: Some(self.num_ctas),
             variant: self.variant,
         }
+        .config(triton)
     }
 }
 
+/// `--batch`'s help: the fields of a configuration line.
+fn batch_help() -> &'static str {
+    static HELP: OnceLock<String> = OnceLock::new();
+    HELP.get_or_init(|| {
+        let fields: Vec<String> = config_fields().iter().map(|f| format!("\"{f}\"")).collect();
+        format!(
+            "Read JSON Lines configurations from stdin, one verdict line each: \
+             {{{}}}; \"num_ctas\" may be left out (1), \"variant\" is for a development build, \
+             \"x\" for the chain patterns and \"k\" for those that take one",
+            fields.join(", ")
+        )
+    })
+}
+
 #[derive(Args)]
+#[command(
+    after_help = "Exit status: 0 when every release asked (every line of --batch) compiles the \
+    configuration, 1 when one is predicted to fail, 2 on bad input or usage."
+)]
 pub struct PredictArgs {
     #[command(flatten)]
     config: ConfigArgs,
@@ -90,11 +108,7 @@ pub struct PredictArgs {
     /// "triton_message", "explanation", …}, "steps"}.
     #[arg(long)]
     json: bool,
-    /// Read JSON Lines configurations from stdin, one verdict line each:
-    /// {"pattern", "m", "n", "k", "x", "dtype", "num_warps", "num_stages",
-    /// "arch", "triton"}, optionally "num_ctas" (default 1) and, for a
-    /// development build, "variant".
-    #[arg(long, conflicts_with = "json")]
+    #[arg(long, conflicts_with = "json", help = batch_help())]
     batch: bool,
 }
 
@@ -125,6 +139,15 @@ pub fn render(cfg: &Config, p: &Prediction) -> String {
             f.ending().describe(),
             f.triton_message,
             f.explanation
+        ));
+        let fix = fix_for(cfg);
+        let fixed = match fix.fixed_in {
+            Some(release) => format!("fixed in {release}: {}", fix.describe()),
+            None => fix.describe(),
+        };
+        s.push_str(&format!(
+            "fix:     {fixed}\nworkaround: {}\n",
+            f.site.workaround
         ));
     }
     s.push_str("steps:\n");
@@ -208,10 +231,10 @@ pub fn run(args: PredictArgs) -> Result<Found, String> {
 
 /// `--batch`: one answer per line of stdin.
 fn batch() -> Result<Found, String> {
-    let found = super::batch::run(|request| {
-        match serde_json::from_value::<Config>(request.clone()) {
+    let found = super::batch::run(
+        |request| match linear_layout::eval::typed::<Config>(request) {
             Err(e) => super::batch::Answer::plain(
-                serde_json::json!({"error": {"kind": "bad_request", "message": e.to_string()}}),
+                serde_json::json!({"error": {"kind": "bad_request", "message": e}}),
             ),
             Ok(cfg) => match predict(&cfg) {
                 Ok(p) => super::batch::Answer {
@@ -222,7 +245,7 @@ fn batch() -> Result<Found, String> {
                     serde_json::json!({"error": {"kind": "invalid_config", "message": e.to_string()}}),
                 ),
             },
-        }
-    })?;
+        },
+    )?;
     Ok(Found::when(found))
 }

@@ -3,12 +3,12 @@
 use super::Found;
 use super::input::read_file;
 use clap::Args;
-use linear_layout_scan::args::{ArgValue, parse_args, parse_axis};
-use linear_layout_scan::cache::default_dir;
-use linear_layout_scan::python::PythonOptions;
-use linear_layout_scan::space::Axes;
-use linear_layout_scan::{ScanRequest, scan};
+use linear_layout_scan::{
+    ArgValue, Axes, DTYPES, PythonOptions, ScanRequest, default_cache_dir, parse_args, parse_axis,
+    scan,
+};
 use linear_layout_triton::finder::Arch;
+use linear_layout_triton::report::render::{self, TextOptions};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -108,6 +108,15 @@ pub struct ScanArgs {
     /// Print the report as JSON (everything the text shows).
     #[arg(long)]
     json: bool,
+    /// Also write the report as JUnit XML to FILE (one test case per
+    /// configuration and release, failing with the site, Triton's message
+    /// and the reproducer), for CI.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<std::path::PathBuf>,
+    /// List every failing configuration of a site (up to 4), not one per
+    /// shape (those that differ only in element type, stages or target).
+    #[arg(long)]
+    all_variants: bool,
     /// No progress on stderr.
     #[arg(long)]
     quiet: bool,
@@ -275,7 +284,7 @@ fn request(a: &ScanArgs) -> Result<(ScanRequest, bool), String> {
         spec.axes.dtypes = a.dtype.clone();
     }
     for d in &spec.axes.dtypes {
-        if !linear_layout_scan::args::DTYPES.contains(&d.as_str()) || d == "T" {
+        if !DTYPES.contains(&d.as_str()) || d == "T" {
             return Err(format!("--dtype {d}: unknown element type"));
         }
     }
@@ -305,7 +314,7 @@ fn request(a: &ScanArgs) -> Result<(ScanRequest, bool), String> {
             ));
         }
     }
-    let cache_dir = a.cache_dir.clone().unwrap_or_else(default_dir);
+    let cache_dir = a.cache_dir.clone().unwrap_or_else(default_cache_dir);
     let name: String = kernel
         .split_whitespace()
         .next()
@@ -358,6 +367,10 @@ fn request(a: &ScanArgs) -> Result<(ScanRequest, bool), String> {
 }
 
 pub fn run(a: ScanArgs) -> Result<Found, String> {
+    if let Some(path) = &a.junit {
+        let spelled = path.to_str().ok_or("--junit: the path is not UTF-8")?;
+        super::output::plain_path(spelled, "--junit")?;
+    }
     let (req, json) = request(&a)?;
     let quiet = a.quiet;
     let last = Mutex::new(Instant::now() - std::time::Duration::from_secs(10));
@@ -376,12 +389,22 @@ pub fn run(a: ScanArgs) -> Result<Found, String> {
         }
         eprintln!("scan: {msg}");
     };
-    let report = scan(&req, &say)?;
+    let report = scan(&req, &say).map_err(|e| e.to_string())?;
     let text = if json {
-        format!("{}\n", report.to_json())
+        format!("{}\n", render::json(&report))
     } else {
-        report.to_text()
+        // every configuration of a group is listed up to this many, and
+        // rejections in full: a scan's space is the user's own
+        let options = TextOptions {
+            show: 4,
+            all_rejections: true,
+            all_variants: a.all_variants,
+        };
+        render::text(&report, &options)
     };
+    if let Some(path) = &a.junit {
+        super::output::write_file(path, render::junit(&report).as_bytes())?;
+    }
     super::print_out(&text)?;
     Ok(Found::when(report.found_failure()))
 }

@@ -10,6 +10,9 @@ use std::fmt::Write;
 const EXAMPLE: &str = r#"{"bases": [["register", [[0, 1], [8, 0]]], ["lane", [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]], ["warp", [[16, 0]]]], "out_dims": [["dim0", 32], ["dim1", 8]]}"#;
 
 #[derive(Args)]
+#[command(
+    after_help = "Exit status: 0 on success, 2 on bad input or usage (it predicts nothing, so never 1)."
+)]
 pub struct ShowArgs {
     /// The layout: Triton's text, JSON ({"bases": ..., "out_dims": ...}) or
     /// `#ttg.linear<{...}>`. `-` reads stdin, `@FILE` reads a file. Without

@@ -6,6 +6,10 @@ use clap::Args;
 use linear_layout_triton::finder::search::shrink;
 
 #[derive(Args)]
+#[command(
+    after_help = "Exit status: 0 when the configuration compiles (nothing to shrink), 1 when it \
+    fails (and is shrunk), 2 on bad input or usage."
+)]
 pub struct ShrinkArgs {
     #[command(flatten)]
     config: ConfigArgs,

@@ -1,10 +1,13 @@
 //! `linear-layout sites`: the modelled failure sites and releases.
 
 use clap::Args;
-use linear_layout_triton::RELEASES;
+use linear_layout_triton::Release;
 use linear_layout_triton::finder::site_table;
 
 #[derive(Args)]
+#[command(
+    after_help = "Exit status: 0 on success, 2 on bad input or usage (it predicts nothing, so never 1)."
+)]
 pub struct SitesArgs {
     /// Print everything as JSON: {"releases": [...], "sites": [...]}.
     #[arg(long, conflicts_with = "markdown")]
@@ -12,7 +15,7 @@ pub struct SitesArgs {
     /// Print the Markdown of notes/sites.md.
     #[arg(long)]
     markdown: bool,
-    /// List the modelled releases only.
+    /// List the modelled releases only (as `linear-layout releases` does).
     #[arg(long, conflicts_with_all = ["json", "markdown"])]
     releases: bool,
 }
@@ -20,23 +23,12 @@ pub struct SitesArgs {
 pub fn run(args: SitesArgs) -> Result<(), String> {
     let out = if args.json {
         format!("{}\n", site_table::json())
-    } else if args.markdown || !args.releases {
+    } else if args.markdown {
         site_table::markdown()
+    } else if !args.releases {
+        site_table::text()
     } else {
-        let mut out = String::from(
-            "release  stands for      wheel checked first  all wheels checked       dialect\n",
-        );
-        for r in &RELEASES {
-            out += &format!(
-                "{:<8} {:<15} {:<20} {:<24} {}\n",
-                r.name,
-                r.minors.join(", "),
-                r.wheel,
-                r.wheels.join(", "),
-                r.dialect
-            );
-        }
-        out
+        super::releases::table(&Release::ALL)
     };
     super::print_out(&out)
 }

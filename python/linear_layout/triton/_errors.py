@@ -342,20 +342,23 @@ def skip_bases() -> tuple[type[Exception], ...]:
     ``CompileTimeAssertionFailure``, and also on ``PTXASError`` in the
     releases that have it (3.3 on). The primary base is the compile failure
     among them: ``PTXASError`` (the backend compiler failed) where it
-    exists, else ``CompileTimeAssertionFailure``. Inductor's ``precompile``
-    skips only ``OutOfResources`` and ``PTXASError``, so without
-    ``PTXASError``, ``OutOfResources`` is a second base.
+    exists, else ``CompileTimeAssertionFailure``. Inductor's Triton
+    heuristics skip a configuration on ``OutOfResources`` and ``PTXASError``
+    (so without ``PTXASError``, ``OutOfResources`` is a second base), and
+    its ``max-autotune`` benchmark skips a choice on ``RuntimeError`` (what
+    Triton's own pass failures are), the last base.
     """
     from triton.runtime import errors
 
     ptxas = getattr(errors, "PTXASError", None)
     if isinstance(ptxas, type) and issubclass(ptxas, Exception):
-        return (ptxas,)
+        return (ptxas, RuntimeError)
     from triton.compiler.errors import CompileTimeAssertionFailure
 
     return (
         cast("type[Exception]", CompileTimeAssertionFailure),
         cast("type[Exception]", errors.OutOfResources),
+        RuntimeError,
     )
 
 

@@ -23,6 +23,10 @@ the TTGIR exactly as the lowering receives it (after a
   keys are unchanged.
 
 Only CUDA targets are checked; other backends pass through untouched.
+
+The same hooks also put containment in place (``_contain``): every compile
+not already in Triton's cache runs in a forked child, so a failure the model
+does not predict cannot end the process either.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from __future__ import annotations
 import contextvars
 import hashlib
 import logging
+import os
 import re
 import sys
 import threading
@@ -39,7 +44,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from . import _check
+from . import _check, _contain
 from ._errors import Finding, LayoutWarning, error_class
 from ._release import installed_version, release
 
@@ -48,28 +53,29 @@ logger = logging.getLogger("linear_layout.triton")
 MODES = ("raise", "warn")
 
 _lock = threading.RLock()
+
+
+def _new_lock_after_fork() -> None:
+    # a forked compile child must not wait on a lock another thread of the
+    # parent held at the fork
+    global _lock
+    _lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock_after_fork)
 _users = 0  # guards, install() and running prunes holding the hooks
 _undo: Callable[[], None] | None = None
-_modes: list[str] = []  # modes of the open guard() blocks, innermost last
-_global_mode: str | None = None  # install()'s mode
+_modes: list[tuple[str, bool]] = []  # (mode, contain) of the open guard() blocks, innermost last
+_global_mode: tuple[str, bool] | None = None  # install()'s (mode, contain)
 _release_name: str | None = None
 _triton_version: str | None = None
 
-# Set while prune() runs a configuration's front end: the pipeline stops at
-# the llir stage, whatever the findings, by raising FrontEndDone.
-FRONT_END_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "linear_layout_front_end_only", default=False
+# Set while prune() compiles its configurations: the check's mode and
+# containment apply whatever install() and guard() say.
+PRUNING: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "linear_layout_pruning", default=False
 )
-
-
-class FrontEndDone(Exception):  # noqa: N818 (a signal, not an error)
-    """Raised at the llir stage in front-end-only mode, carrying the findings."""
-
-    def __init__(self, findings: tuple[Finding, ...], key: str | None, kernel: str | None):
-        super().__init__("front end done")
-        self.findings = findings
-        self.key = key
-        self.kernel = kernel
 
 
 class _Lru:
@@ -78,6 +84,7 @@ class _Lru:
     def __init__(self, size: int) -> None:
         self.size = size
         self.data: OrderedDict[str, tuple[Finding, ...]] = OrderedDict()
+        self.journal: list[tuple[str, tuple[Finding, ...]]] | None = None  # a child's new entries
 
     def get(self, key: str | None) -> tuple[Finding, ...] | None:
         if key is None:
@@ -96,6 +103,8 @@ class _Lru:
             self.data.move_to_end(key)
             while len(self.data) > self.size:
                 self.data.popitem(last=False)
+            if self.journal is not None:
+                self.journal.append((key, value))
 
 
 # Findings per Triton cache key (metadata["hash"]: what Triton stores the
@@ -115,6 +124,43 @@ class Stats:
     text_hits = 0  # answers from by_text
 
 
+_STAT_NAMES = ("checks", "check_seconds", "check_cpu_seconds", "key_hits", "text_hits")
+_stats_at_start: dict[str, float] = {}
+
+
+def start_journal() -> None:
+    """Child: keep what the checks learn from now on, for the parent (:func:`journal`)."""
+    by_key.journal = []
+    by_text.journal = []
+    _stats_at_start.update({n: getattr(Stats, n) for n in _STAT_NAMES})
+
+
+def journal() -> dict[str, Any]:
+    """Child: the checks' answers and counters since :func:`start_journal`, as JSON."""
+
+    def entries(lru: _Lru) -> list[Any]:
+        return [[k, [f.to_json() for f in v]] for k, v in lru.journal or []]
+
+    return {
+        "by_key": entries(by_key),
+        "by_text": entries(by_text),
+        "stats": {n: getattr(Stats, n) - _stats_at_start.get(n, 0) for n in _STAT_NAMES},
+    }
+
+
+def apply_journal(j: Any) -> None:
+    """Parent: take in a child's :func:`journal`, as if its checks had run here."""
+    if not isinstance(j, dict):
+        return
+    for lru, name in ((by_key, "by_key"), (by_text, "by_text")):
+        for key, findings in j.get(name) or []:
+            lru.put(key, tuple(Finding(**f) for f in findings))
+    with _lock:
+        for n, delta in (j.get("stats") or {}).items():
+            if n in _STAT_NAMES:
+                setattr(Stats, n, getattr(Stats, n) + delta)
+
+
 def cpu_seconds() -> float:
     """Return the CPU time of this process and its finished children (Unix; else process time)."""
     if sys.platform == "win32":  # no resource module
@@ -126,9 +172,25 @@ def cpu_seconds() -> float:
 
 
 def current_mode() -> str | None:
-    """Return the mode in force: the innermost open guard's, else install()'s, else None."""
+    """Return the check's mode in force: the innermost guard's, else install()'s, else None.
+
+    A pruner's compiles are checked (``raise``) whatever the mode.
+    """
     with _lock:
-        return _modes[-1] if _modes else _global_mode
+        mode = _modes[-1][0] if _modes else (_global_mode[0] if _global_mode else None)
+    if mode is None and PRUNING.get():
+        return "raise"
+    return mode
+
+
+def containing() -> bool:
+    """Whether compiles run contained now (the innermost guard's or install()'s choice)."""
+    if PRUNING.get():
+        return True
+    with _lock:
+        if _modes:
+            return _modes[-1][1]
+        return _global_mode[1] if _global_mode else False
 
 
 def release_name() -> str:
@@ -151,12 +213,23 @@ def triton_version() -> str:
 
 
 def acquire() -> None:
-    """Put the stage hooks in place (reference counted)."""
+    """Put the stage hooks and containment in place (reference counted)."""
     global _users, _undo
     with _lock:
         if _users == 0:
             release_name()  # an unmodelled release fails here, before anything is hooked
-            _undo = _hook_pipeline()
+            undo_guard = _hook_pipeline()
+            try:
+                undo_contain = _contain.hook()
+            except BaseException:
+                undo_guard()
+                raise
+
+            def undo() -> None:
+                undo_contain()  # the outer one first
+                undo_guard()
+
+            _undo = undo
         _users += 1
 
 
@@ -178,24 +251,24 @@ def hooked() -> bool:
         return _users > 0
 
 
-def set_global_mode(mode: str | None) -> None:
-    """install()'s mode (None: no global checking)."""
+def set_global_mode(mode: str | None, contain: bool = True) -> None:
+    """install()'s mode (None: no global checking) and whether it contains compiles."""
     global _global_mode
     with _lock:
-        _global_mode = mode
+        _global_mode = None if mode is None else (mode, contain)
 
 
-def push_mode(mode: str) -> None:
+def push_mode(mode: str, contain: bool = True) -> None:
     """Open a guard() block."""
     with _lock:
-        _modes.append(mode)
+        _modes.append((mode, contain))
 
 
-def pop_mode(mode: str) -> None:
+def pop_mode(mode: str, contain: bool = True) -> None:
     """Close a guard() block (blocks may close out of order across threads)."""
     with _lock:
         for i in range(len(_modes) - 1, -1, -1):
-            if _modes[i] == mode:
+            if _modes[i] == (mode, contain):
                 del _modes[i]
                 return
 
@@ -293,10 +366,6 @@ def wrap_stages(backend: Any, stages: dict[str, Any]) -> None:
     stages["llir"] = _lowering_stage(stages["llir"])
 
 
-def _active() -> tuple[str | None, bool]:
-    return current_mode(), FRONT_END_ONLY.get()
-
-
 # ids of the metadata of compiles that ran a stage before llir: compiles from
 # source (a .ttgir file starts at llir)
 _from_source: set[int] = set()
@@ -307,28 +376,20 @@ def _early_stage(fn: Callable[[Any, dict[str, Any]], Any]) -> Callable[[Any, dic
         with _lock:
             _from_source.add(id(metadata))
         try:
-            return _front_stage(fn, src, metadata)
+            if current_mode() == "raise":
+                # a key already found failing stops before its front end
+                known = by_key.get(metadata.get("hash"))
+                if known:
+                    with _lock:
+                        Stats.key_hits += 1
+                    _conclude(known, None, "raise", "source")
+            return fn(src, metadata)
         except BaseException:
             with _lock:
                 _from_source.discard(id(metadata))
             raise
 
     return stage
-
-
-def _front_stage(
-    fn: Callable[[Any, dict[str, Any]], Any], src: Any, metadata: dict[str, Any]
-) -> Any:
-    mode, front = _active()
-    if front or mode == "raise":
-        known = by_key.get(metadata.get("hash"))
-        # a key already checked: a prune needs no front end at all, and a key
-        # found failing stops before its front end
-        if known is not None and (front or known):
-            with _lock:
-                Stats.key_hits += 1
-            _conclude(known, metadata.get("hash"), None, mode, front, "source")
-    return fn(src, metadata)
 
 
 def _lowering_stage(
@@ -338,11 +399,10 @@ def _lowering_stage(
         with _lock:
             entry = "source" if id(metadata) in _from_source else "file"
             _from_source.discard(id(metadata))
-        mode, front = _active()
-        if mode is not None or front:
-            key = metadata.get("hash")
-            findings, kernel = _inspect(src, key)
-            _conclude(findings, key, kernel, mode, front, entry)
+        mode = current_mode()
+        if mode is not None:
+            findings, kernel = _inspect(src, metadata.get("hash"))
+            _conclude(findings, kernel, mode, entry)
         return fn(src, metadata)
 
     return stage
@@ -394,15 +454,11 @@ def _inspect(module: Any, key: str | None) -> tuple[tuple[Finding, ...] | None, 
 
 def _conclude(
     findings: tuple[Finding, ...] | None,
-    key: str | None,
     kernel: str | None,
     mode: str | None,
-    front: bool,
     entry: str,
 ) -> None:
-    """Stop the pipeline (prune), raise (``raise``), warn (``warn``) or let it go on."""
-    if front:
-        raise FrontEndDone(findings or (), key, kernel)
+    """Raise (``raise``), warn (``warn``) or let the compile go on."""
     if not findings:
         return
     err = error_class()(findings, release_name(), triton_version(), kernel, entry)

@@ -1,31 +1,34 @@
-"""Dropping the autotuning configurations that a modelled release fails to compile.
+"""Compiling an autotune's configurations up front, contained, and dropping the failures.
 
 For each configuration the kernel's own JIT path runs exactly as the
 autotuner's benchmark would (same binder, specialisation, options, current
-target and cache key), with ``warmup=True`` so nothing launches, and the
-pipeline is stopped at the input of the ``llir`` stage: the front end runs
-(Python AST -> TTIR -> TTGIR), the LLVM lowering, PTX and ptxas never do.
-The TTGIR is checked as the guard checks it, and the answer is cached under
-Triton's key for the kernel, so the guard pays nothing when the autotuner
-then compiles a kept configuration. A configuration Triton already compiled
-(its in-memory or disk cache) is kept without running anything.
+target and cache key), with ``warmup=True`` so nothing launches. Each
+compile that Triton's cache does not already hold starts in its own forked
+child (``_contain``), up to ``workers`` at a time, with the layout check in
+force: the children run in parallel while the autotuner would have compiled
+one configuration after the other. A configuration whose compile fails (a
+predicted layout failure, Triton's own error, a crash, a hang) is dropped,
+with the reason logged and the failure recorded; the others are now in
+Triton's cache, so the autotuner's own compiles of them are cache loads.
+The front end runs once per configuration, not twice: pruning costs what
+the compiles cost, less what runs in parallel.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import sys
 import time
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
-from . import _hooks
+from . import _contain, _hooks, _worker
 from ._check import CheckerError
-from ._errors import Finding, LayoutWarning, error_class
+from ._errors import Finding, LayoutCompileError, LayoutWarning, error_class
+from ._failure import ContainedCompileError
 from ._release import UnsupportedTritonError
 
 logger = logging.getLogger("linear_layout.triton")
@@ -38,19 +41,23 @@ PruneFn = Callable[..., list[Any]]
 
 @dataclass
 class Verdict:
-    """The front end's answer for one configuration."""
+    """How one configuration's compile ended."""
 
     config: Any
-    findings: tuple[Finding, ...] = ()
-    error: BaseException | None = None  # Triton's own front-end failure
+    error: BaseException | None = None  # the failure (LayoutCompileError, ContainedCompileError)
     unchecked: str | None = None  # why nothing could be said (kept)
     seconds: float = 0.0
-    kernel: str | None = None
+    pending: tuple[Any, Any] | None = None  # (request, child) still compiling
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        """The predicted layout failure's findings, if that is how it failed."""
+        return self.error.findings if isinstance(self.error, LayoutCompileError) else ()
 
     @property
     def fails(self) -> bool:
-        """Whether the configuration's real compile is predicted to fail."""
-        return bool(self.findings) or self.error is not None
+        """Whether the configuration's compile failed."""
+        return self.error is not None
 
     def reason(self) -> str:
         """One line saying why the configuration fails."""
@@ -59,8 +66,12 @@ class Verdict:
             fix = f"; fixed in Triton {f.fixed_in}" if f.fixed_in else ""
             more = f" (+{len(self.findings) - 1} more ops)" if len(self.findings) > 1 else ""
             return f"{f.op} at TTGIR line {f.line}: {f.message}{fix}{more}"
+        if isinstance(self.error, ContainedCompileError):
+            fl = self.error.failure
+            where = f" in stage {fl.stage}" if fl.stage else ""
+            return f"{fl.ending}{where}: {fl.message}"
         if self.error is not None:
-            return "front end: " + _summary(self.error)
+            return _summary(self.error)
         return "compiles"
 
 
@@ -76,7 +87,9 @@ def _is_compile_failure(e: BaseException) -> bool:
     """Triton's own failure to compile (kept out of the benchmark), not a misuse."""
     from triton.compiler.errors import CompilationError
 
-    if isinstance(e, CompilationError):
+    if isinstance(e, (LayoutCompileError, ContainedCompileError, CompilationError)):
+        return True
+    if isinstance(e, error_class()):
         return True
     return isinstance(e, RuntimeError) and "PassManager::run failed" in str(e)
 
@@ -90,23 +103,8 @@ def _async_mode() -> Any:
     return getattr(_async_compile, "active_mode", None)
 
 
-@contextlib.contextmanager
-def _front_end_only() -> Iterator[None]:
-    token = _hooks.FRONT_END_ONLY.set(True)
-    # an async compile mode would move the compile to another thread, out of
-    # this context: prune's compiles are synchronous
-    mode = _async_mode()
-    async_token = mode.set(None) if mode is not None else None
-    try:
-        yield
-    finally:
-        if async_token is not None:
-            mode.reset(async_token)
-        _hooks.FRONT_END_ONLY.reset(token)
-
-
-def front_end(fn: Any, args: Sequence[Any], kwargs: dict[str, Any], config: Any) -> Verdict:
-    """Run ``fn``'s JIT path for one configuration up to TTGIR and check it.
+def start(fn: Any, args: Sequence[Any], kwargs: dict[str, Any], config: Any) -> Verdict:
+    """Start one configuration's compile through ``fn``'s JIT path (in a batch: in a child).
 
     Args:
         fn: what the autotuner calls: a ``JITFunction`` or a ``Heuristics``.
@@ -117,19 +115,24 @@ def front_end(fn: Any, args: Sequence[Any], kwargs: dict[str, Any], config: Any)
     """
     kw = {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")}
     kw.update(config.all_kwargs())
-    t0 = time.perf_counter()
     verdict = Verdict(config)
+    t0 = time.perf_counter()
+    # an async compile mode would move the compile to another thread, out of
+    # the batch: prune's compiles are started here
+    mode = _async_mode()
+    token = mode.set(None) if mode is not None else None
     try:
-        with _front_end_only():
-            fn.run(*args, grid=(1, 1, 1), warmup=True, **kw)
-    except _hooks.FrontEndDone as done:
-        verdict.findings = done.findings
-        verdict.kernel = done.kernel
+        fn.run(*args, grid=(1, 1, 1), warmup=True, **kw)
+    except _contain.Deferred:
+        verdict.pending = _contain.current_batch_last()
     except Exception as e:
-        if isinstance(e, error_class()) or _is_compile_failure(e):
+        if _is_compile_failure(e):
             verdict.error = e
         else:
             verdict.unchecked = _summary(e)
+    finally:
+        if token is not None:
+            mode.reset(token)
     verdict.seconds = time.perf_counter() - t0
     return verdict
 
@@ -148,15 +151,28 @@ def _prune(
     name = getattr(fn, "__name__", None) or getattr(getattr(fn, "fn", None), "__name__", "kernel")
     try:
         _hooks.acquire()
-    except (UnsupportedTritonError, CheckerError) as e:
+    except (UnsupportedTritonError, CheckerError, RuntimeError) as e:
         # a pruner must not break a kernel that works: say so, prune nothing
         warnings.warn(
             f"linear_layout.triton.prune: nothing pruned: {e}", LayoutWarning, stacklevel=3
         )
         return configs
+    token = _hooks.PRUNING.set(True)
     try:
-        verdicts = [front_end(fn, args, kwargs, c) for c in configs]
+        if _worker.available():
+            with _contain.batch() as b:
+                verdicts = [start(fn, args, kwargs, c) for c in configs]
+                t0 = time.perf_counter()
+                b.wait()
+                waited = time.perf_counter() - t0
+            for v in verdicts:
+                if v.pending is not None:
+                    v.error = _contain.settle(*v.pending)
+                    v.seconds += waited
+        else:  # no fork: the compiles run here, one after the other
+            verdicts = [start(fn, args, kwargs, c) for c in configs]
     finally:
+        _hooks.PRUNING.reset(token)
         _hooks.release_hooks()
     for v in verdicts:
         if v.unchecked is not None:
@@ -189,16 +205,8 @@ def _prune(
         sys.stderr.flush()
         return configs
     layout = [v for v in verdicts if v.findings]
-    if layout:
-        # the first configuration's findings; the log above lists them all
-        raise error_class()(
-            layout[0].findings,
-            _hooks.release_name(),
-            _hooks.triton_version(),
-            layout[0].kernel or name,
-        )
-    # Triton's own front-end errors only: let its first one speak
-    first = verdicts[0].error
+    # a predicted failure says most (site, fix, workaround); else the first failure
+    first = (layout or verdicts)[0].error
     assert first is not None
     raise first
 
@@ -232,18 +240,21 @@ def prune(configs: Sequence[Any], named_args: dict[str, Any], **kwargs: Any) -> 
     call stack. Where that is not possible (another caller, a wrapper that
     copies the arguments), use :func:`prune_for`.
 
-    Each configuration's front end runs up to TTGIR for the current target
-    and its TTGIR is checked; a configuration whose compile would fail (a
-    modelled layout failure, or Triton's own front-end error) is dropped, with
-    a logged reason (logger ``linear_layout.triton``, level WARNING).
+    Each configuration is compiled for the current target, in parallel
+    forked children (contained: see :func:`guard`), with the layout check in
+    force; a configuration whose compile fails (a predicted layout failure,
+    Triton's own error, a crash, a hang) is dropped, with a logged reason
+    (logger ``linear_layout.triton``, level WARNING) and the failure
+    recorded (:func:`failures`). The kept ones are in Triton's cache: the
+    autotuner's compiles of them are cache loads.
 
     If every configuration would be dropped, the kernel cannot compile on
     this release at all: prune logs an error listing each configuration and
-    its reason, and raises ``SkippableLayoutCompileError`` (carrying the first
-    finding's site, fixing release and workaround), or Triton's own first
-    front-end error when no layout failure is among the reasons. It never
-    returns an empty list. ``prune_for(kernel, on_all_failing="keep")``
-    returns them all instead, with a warning.
+    its reason, and raises the first predicted failure
+    (``SkippableLayoutCompileError``, with its site, fixing release and
+    workaround), else the first failure. It never returns an empty list.
+    ``prune_for(kernel, on_all_failing="keep")`` returns them all instead,
+    with a warning.
 
     Args:
         configs: the autotuner's configurations.

@@ -4,7 +4,7 @@ use super::config::one_release;
 use super::records::record;
 use crate::args;
 use crate::errors::{from_crate, guard_with};
-use linear_layout_triton::finder::check_ttgir::{Finding, NotTtgir, check, looks_like};
+use linear_layout_triton::finder::check_ttgir::{NotTtgir, Report, looks_like, report};
 use linear_layout_triton::{Entry, Release};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -27,7 +27,13 @@ use serde_json::{Value, json};
 /// layout definition the release cannot parse), ``verdict`` (how compiling
 /// this file ends: ``abort`` or ``error``), ``verdict_from_source`` (how the
 /// kernel compiled from Python ends) and ``failure`` (``site``,
-/// ``function``, ``location``, ``triton_message``, ``explanation``...).
+/// ``function``, ``location``, ``triton_message``, ``explanation``...);
+/// ``unchecked``, the ops whose types cannot be read as Triton writes them
+/// (a size that is not a 64-bit integer, a tensor dim that is not a power
+/// of two, an encoding the module does not define), each with ``line``,
+/// ``op`` and ``reason`` (such a module is not known to compile even
+/// without findings); ``modules`` (a text of several modules is checked
+/// module by module) and ``checked`` (the ops checked).
 ///
 /// Raises ``ValueError`` when the text holds no TTGIR module or names an
 /// unknown release, ``LayoutError`` when a layout definition cannot be read,
@@ -60,8 +66,8 @@ pub(crate) fn check_ttgir<'py>(
     };
     let report = py.detach(|| {
         let warnings = looks_like(&text, release).map_err(|e| not_ttgir(&file, &e))?;
-        let findings = guard_with(|| check(&text, release), from_crate)?;
-        PyResult::Ok(report_json(&file, release, &warnings, &findings))
+        let found = guard_with(|| report(&text, release), from_crate)?;
+        PyResult::Ok(report_json(&file, release, &warnings, &found))
     })?;
     record(py, "CheckReport", &report)
 }
@@ -70,9 +76,11 @@ fn not_ttgir(file: &str, e: &NotTtgir) -> PyErr {
     PyValueError::new_err(format!("{file}: {e}"))
 }
 
-/// `check-ttgir --json`'s report (as `cli/src/cli/check_ttgir.rs` builds it).
-fn report_json(file: &str, release: Release, warnings: &[String], findings: &[Finding]) -> Value {
-    let items: Vec<Value> = findings
+/// `check-ttgir --json`'s report (as `cli/src/cli/check_ttgir.rs` writes
+/// it; every op not checked is listed here).
+fn report_json(file: &str, release: Release, warnings: &[String], found: &Report) -> Value {
+    let items: Vec<Value> = found
+        .findings
         .iter()
         .map(|f| {
             json!({"line": f.line, "op": f.op,
@@ -81,6 +89,13 @@ fn report_json(file: &str, release: Release, warnings: &[String], findings: &[Fi
                    "failure": f.failure.to_json(Entry::IrFile)})
         })
         .collect();
+    let unchecked: Vec<Value> = found
+        .unchecked
+        .iter()
+        .map(|u| json!({"line": u.line, "op": u.op, "reason": u.reason}))
+        .collect();
     json!({"file": file, "triton": release.to_string(),
-           "warnings": warnings, "findings": items})
+           "warnings": warnings, "findings": items, "unchecked": unchecked,
+           "unchecked_count": found.unchecked.len(), "modules": found.summary.modules,
+           "checked": found.summary.checked})
 }

@@ -10,18 +10,18 @@
 use super::records::is_record;
 use crate::args::{self, Int};
 use linear_layout_triton::Release;
-use linear_layout_triton::finder::{Arch, Config, Dtype, Pattern, Variant};
+use linear_layout_triton::finder::{Config, Pattern, Variant};
+use linear_layout_triton::kernel_fields::{KernelFields, config_fields};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyMapping, PyString};
+use pyo3::types::{PyMapping, PyString, PyTuple};
 use std::str::FromStr;
 
-/// The chain patterns' `x` when none is given (the CLI's default).
-const DEFAULT_X: u64 = 64;
-
-/// The field names of a configuration mapping, for error messages.
-const FIELDS: &str =
-    "pattern, m, n, k, x, dtype, num_warps, num_stages, arch, num_ctas, triton, variant";
+/// The fields of a configuration, as the crate names them
+/// (`kernel_fields::config_fields`): `linear_layout.CONFIG_FIELDS`.
+pub(crate) fn fields_tuple(py: Python<'_>) -> PyResult<Bound<'_, PyTuple>> {
+    PyTuple::new(py, config_fields())
+}
 
 /// A configuration's fields as given (`None`: not given, or `None`).
 #[derive(Default)]
@@ -115,6 +115,12 @@ impl<'py> Fields<'py> {
                 .to_cow()?
                 .into_owned();
             let value = (!value.is_none()).then_some(value);
+            if !config_fields().contains(&key) && key != "release" {
+                return Err(PyValueError::new_err(format!(
+                    "{function}(): unknown configuration field `{key}`; expected {}",
+                    config_fields().join(", ")
+                )));
+            }
             let slot = match key.as_str() {
                 "pattern" => &mut f.pattern,
                 "m" => &mut f.m,
@@ -138,7 +144,7 @@ impl<'py> Fields<'py> {
                 }
                 other => {
                     return Err(PyValueError::new_err(format!(
-                        "{function}(): unknown configuration field `{other}`; expected {FIELDS}"
+                        "{function}(): the configuration field `{other}` is not read here"
                     )));
                 }
             };
@@ -170,69 +176,40 @@ impl<'py> Fields<'py> {
             (None, false) => 0,
             (k, _) => size(k, "k")?,
         };
-        let optional = |obj: &Option<Bound<'py, PyAny>>, name: &str, default: u64| match obj {
-            Some(o) => config_int(o, name),
-            None => Ok(default),
+        let optional = |obj: &Option<Bound<'py, PyAny>>, name: &str| {
+            obj.as_ref().map(|o| config_int(o, name)).transpose()
         };
-        let x = match &self.x {
-            Some(o) => Some(config_int(o, "x")?),
-            None => pattern.is_chain().then_some(DEFAULT_X),
-        };
-        Ok(Kernel {
+        Ok(Kernel(KernelFields {
             pattern,
             m: size(&self.m, "m")?,
             n: size(&self.n, "n")?,
             k,
-            x,
-            dtype: parsed(self.dtype.as_ref(), "dtype")?.unwrap_or(Dtype::Bf16),
-            num_warps: optional(&self.num_warps, "num_warps", 8)?,
-            num_stages: optional(&self.num_stages, "num_stages", 2)?,
-            arch: parsed(self.arch.as_ref(), "arch")?.unwrap_or(Arch::Sm90),
-            num_ctas: optional(&self.num_ctas, "num_ctas", 1)?,
+            x: optional(&self.x, "x")?,
+            dtype: parsed(self.dtype.as_ref(), "dtype")?,
+            num_warps: optional(&self.num_warps, "num_warps")?,
+            num_stages: optional(&self.num_stages, "num_stages")?,
+            arch: parsed(self.arch.as_ref(), "arch")?,
+            num_ctas: optional(&self.num_ctas, "num_ctas")?,
             variant: parsed::<Variant>(self.variant.as_ref(), "variant")?,
-        })
+        }))
     }
 }
 
-/// A configuration without its release.
+/// A configuration without its release: the fields given, the crate's
+/// defaults for the rest (`KernelFields::config`).
 #[derive(Clone)]
-pub(crate) struct Kernel {
-    pattern: Pattern,
-    m: u64,
-    n: u64,
-    k: u64,
-    x: Option<u64>,
-    dtype: Dtype,
-    num_warps: u64,
-    num_stages: u64,
-    arch: Arch,
-    num_ctas: u64,
-    variant: Option<Variant>,
-}
+pub(crate) struct Kernel(KernelFields);
 
 impl Kernel {
     /// The configuration in `triton`.
     pub fn config(&self, triton: Release) -> Config {
-        Config {
-            pattern: self.pattern,
-            m: self.m,
-            n: self.n,
-            k: self.k,
-            x: self.x,
-            dtype: self.dtype,
-            num_warps: self.num_warps,
-            num_stages: self.num_stages,
-            arch: self.arch,
-            num_ctas: self.num_ctas,
-            triton,
-            variant: self.variant,
-        }
+        self.0.config(triton)
     }
 
     /// The release a development build is modelled on, if the configuration
     /// names one.
     pub fn variant_release(&self) -> Option<Release> {
-        self.variant.map(Variant::release)
+        self.0.variant.map(Variant::release)
     }
 }
 

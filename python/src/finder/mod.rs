@@ -27,5 +27,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(explain::explain, m)?)?;
     m.add_function(wrap_pyfunction!(table::sites, m)?)?;
     m.add_function(wrap_pyfunction!(table::releases, m)?)?;
+    m.add("CONFIG_FIELDS", config::fields_tuple(m.py())?)?;
     Ok(())
 }

@@ -6,6 +6,7 @@ use super::records::{record, records};
 use crate::errors::guard_with;
 use linear_layout_triton::Release;
 use linear_layout_triton::finder::search::{Fix, fix_for as crate_fix_for};
+use linear_layout_triton::report::render;
 use linear_layout_triton::finder::{Config, ConfigError, predict as crate_predict};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -196,16 +197,11 @@ pub(crate) fn fix_for<'py>(
     record(py, "Fix", &value)
 }
 
-/// A fix as `search --json` prints one (`cli/src/cli/search.rs`'s
-/// `fix_json`, without its count), with the configuration and its release.
+/// A fix as `search --json` prints one (without its count), with the
+/// configuration and its release.
 fn fix_json(cfg: &Config, fix: &Fix) -> Value {
-    json!({
-        "config": cfg,
-        "release": cfg.triton.to_string(),
-        "fixed_in": fix.fixed_in.map(|r| r.to_string()),
-        "change": fix.describe(),
-        "pr": fix.change.and_then(|c| c.0.pr),
-        "blocker": fix.blocker.map(|s| s.id),
-        "broken_again": fix.broken_again.map(|(r, s)| json!({"release": r.to_string(), "site": s.id})),
-    })
+    let mut v = render::fix_json(fix);
+    v["config"] = json!(cfg);
+    v["release"] = json!(cfg.triton.to_string());
+    v
 }

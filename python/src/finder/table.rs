@@ -3,6 +3,7 @@
 use super::records::records;
 use crate::errors::guard_infallible;
 use linear_layout_triton::finder::site_table;
+use linear_layout_triton::releases_json;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use serde_json::Value;
@@ -32,18 +33,30 @@ pub(crate) fn sites(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     records(py, "Site", &part("sites")?)
 }
 
-/// The modelled Triton releases, oldest first: the ``releases`` of
-/// ``linear-layout sites --json``.
+/// The modelled Triton releases, oldest first: the crate's release table,
+/// as ``linear-layout releases --json`` prints it.
 ///
 /// Each ``ReleaseInfo`` has ``name`` (what the other functions take:
 /// ``"3.2"``), ``minors`` (every ``major.minor`` it stands for), ``wheel``
 /// (the wheel the model is checked against first), ``wheels`` (every wheel
-/// checked), ``tag`` (the git tag sources are cited from) and ``dialect``
-/// (``"triton_gpu"`` or ``"ttg"``, the TTGIR spelling it prints).
+/// checked), ``tag`` (the git tag sources are cited from), ``dialect``
+/// (``"triton_gpu"`` or ``"ttg"``, the TTGIR spelling it prints),
+/// ``latest`` (whether it is the newest), ``models_multi_cta`` (whether its
+/// lowering of several CTAs a program is modelled), ``gluon_oracle``
+/// (whether its wheel's Gluon checks the attribute conversions) and
+/// ``ttgir`` (how it
+/// spells TTGIR: dialects, memdesc types, CGA spelling, and which
+/// attributes and ops it has).
 ///
 /// >>> releases()[0].dialect
 /// 'triton_gpu'
+/// >>> releases()[-1].latest
+/// True
 #[pyfunction]
 pub(crate) fn releases(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
-    records(py, "ReleaseInfo", &part("releases")?)
+    let rows = guard_infallible(|| match releases_json().get_mut("releases").map(Value::take) {
+        Some(Value::Array(items)) => items,
+        _ => Vec::new(),
+    })?;
+    records(py, "ReleaseInfo", &rows)
 }

@@ -52,15 +52,25 @@ def llt(triton_version: str) -> Any:
 def stand_in(
     llt: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[llt_support.StandInDriver]:
-    """A fresh Triton cache, the stand-in driver, and clean guard state around each test."""
-    from linear_layout.triton import _hooks
+    """A fresh Triton cache, the stand-in driver, and clean guard state around each test.
+
+    Containment's memory of failed compiles is per process; each test starts
+    without it, and records failures under its own temporary directory.
+    """
+    from linear_layout.triton import _contain, _hooks
 
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton-cache"))
     monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "1")
+    # failures are recorded here unless a test says otherwise
+    monkeypatch.setattr(_contain, "settings", _contain.Settings(failures=str(tmp_path / "f.jsonl")))
     _hooks.by_key.data.clear()
     _hooks.by_text.data.clear()
+    _contain.memo.data.clear()
+    _contain._failures.clear()
     for name in ("checks", "key_hits", "text_hits"):
         setattr(_hooks.Stats, name, 0)
+    for name in ("forks", "probe_hits", "memo_hits"):
+        setattr(_contain.Stats, name, 0)
     driver = llt_support.activate()
     yield driver
     llt.uninstall()

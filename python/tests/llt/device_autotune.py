@@ -1,26 +1,30 @@
 # ruff: noqa: N803  (Triton constexpr arguments are upper case by convention)
-"""Autotune real kernels on a GPU, without and with ``linear_layout.triton``.
+"""Autotune real kernels on a GPU, without and with ``linear_layout.triton``, side by side.
 
-Usage, from the repository root, with the wheel installed (``pip install
---no-deps linear_layout-*.whl``; works offline) next to Triton, torch and
-CUDA::
+Usage, from the repository root, with ``linear_layout`` importable (the wheel
+installed with ``pip install --no-deps``, or the source tree with its native
+extension on ``PYTHONPATH``) next to Triton, torch and CUDA::
 
-    python python/tests/llt/device_autotune.py [--repeats 3] [--json OUT] [--quick]
+    python python/tests/llt/device_autotune.py [--rounds 2] [--json OUT] [--quick]
 
-For each case, ``triton.autotune`` runs twice on the same inputs, each time
-with a fresh Triton cache and fresh JIT and autotuner objects, so every
-configuration really compiles and benchmarks:
+For each case, ``triton.autotune`` runs ``--rounds`` times each way, the
+two ways alternating, each time with a fresh Triton cache and fresh JIT and
+autotuner objects, so every configuration really compiles and benchmarks:
 
 - plain: no guard, no pruner, over the configurations that compile;
-- guarded: ``llt.install()`` and ``prune_configs_by={"early_config_prune":
-  llt.prune}``, over the whole list (for the fp8 case it holds configurations
-  Triton refuses to compile, which make a plain autotune raise).
+- guarded: ``llt.install()`` (the model's check and containment) and
+  ``prune_configs_by={"early_config_prune": llt.prune}``, over the whole list
+  (for the fp8 case it holds configurations Triton refuses to compile, which
+  make a plain autotune raise). ``prune`` compiles every configuration up
+  front in parallel forked children; the autotuner then loads the kept ones
+  from Triton's cache.
 
 The cases: the tutorial fp16 matmul and its 8 autotuning configurations;
-flash-linear-attention's chained dots (``chain-b``: ``O = D @ (A @ B)``,
-bf16, block N, warps and stages varied); an fp8 matmul whose list also has
-``BLOCK_K = 16``, which Triton refuses for 8-bit dots (the finder's
-``dot_k`` site: a front-end rejection, ``CompilationError``, which the
+a flash-attention forward kernel (online softmax over key blocks, BLOCK_M,
+BLOCK_N, warps and stages varied); flash-linear-attention's chained dots
+(``chain-b``: ``O = D @ (A @ B)``, bf16, block N, warps and stages varied);
+an fp8 matmul whose list also has ``BLOCK_K = 16``, which Triton refuses for
+8-bit dots (a front-end rejection, ``CompilationError``, which the
 autotuner does not skip).
 
 Checked (the exit status is 1 when any check fails):
@@ -35,16 +39,17 @@ Checked (the exit status is 1 when any check fails):
   autotune raise (recorded, not a failure: that is what the pruner is for).
 
 Measured: the autotune wall time of each run (first call, compile and
-benchmark included; prune's own time in the guarded run), and the guard's
-overhead on a full compile: each configuration compiled ``--repeats`` times
-with a fresh cache, without and with ``llt.guard()`` alternately; ``check``
-is the time the guard spends itself (printing the module and the native
-checks). A JSON summary goes to stdout (and to ``--json``).
+benchmark included; prune's own time in the guarded run), the cost of a
+``fork`` in this process (CUDA context and torch loaded), and, with
+``--contain-overhead``, each configuration compiled plain and contained
+(``guard()``), alternately, with a fresh cache. A JSON summary goes to stdout
+(and to ``--json``).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -62,7 +67,6 @@ import triton.language as tl
 
 import linear_layout
 import linear_layout.triton as llt
-from linear_layout.triton import _hooks
 
 # ------------------------------------------------------------------ kernels
 # Undecorated: each run makes fresh JIT functions (their own in-memory cache).
@@ -140,6 +144,45 @@ def chain_b_kernel(
     d = tl.load(d_ptr + head * X * M + xs[:, None] * M + rows[None, :])
     o = tl.dot(d, p)
     tl.store(o_ptr + head * X * N + xs[:, None] * N + cols[None, :], o.to(o_ptr.dtype.element_ty))
+
+
+def attention_kernel(
+    q_ptr,
+    k_ptr,
+    v_ptr,
+    o_ptr,
+    sm_scale,
+    N_CTX,
+    HEAD_DIM: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+):
+    # One (query block, head) per program; the keys and values of the head
+    # stream through in BLOCK_N rows, with the running max and sum of an
+    # online softmax (base 2).
+    start_m = tl.program_id(0)
+    base = tl.program_id(1) * N_CTX * HEAD_DIM
+    rows = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    dims = tl.arange(0, HEAD_DIM)
+    q = tl.load(q_ptr + base + rows[:, None] * HEAD_DIM + dims[None, :])
+    running_max = tl.full([BLOCK_M], float("-inf"), tl.float32)
+    running_sum = tl.zeros([BLOCK_M], tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
+    scale = sm_scale * 1.4426950408889634
+    for start in range(0, N_CTX, BLOCK_N):
+        keys = start + cols
+        k = tl.load(k_ptr + base + keys[:, None] * HEAD_DIM + dims[None, :])
+        scores = tl.dot(q, tl.trans(k)) * scale
+        new_max = tl.maximum(running_max, tl.max(scores, 1))
+        p = tl.math.exp2(scores - new_max[:, None])
+        correction = tl.math.exp2(running_max - new_max)
+        running_sum = running_sum * correction + tl.sum(p, 1)
+        v = tl.load(v_ptr + base + keys[:, None] * HEAD_DIM + dims[None, :])
+        acc = tl.dot(p.to(v.dtype), v, acc * correction[:, None])
+        running_max = new_max
+    out = (acc / running_sum[:, None]).to(o_ptr.dtype.element_ty)
+    tl.store(o_ptr + base + rows[:, None] * HEAD_DIM + dims[None, :], out)
 
 
 # -------------------------------------------------------------------- cases
@@ -316,6 +359,67 @@ def chain_b_case(quick: bool) -> Case:
     )
 
 
+def attention_case(quick: bool) -> Case:
+    heads, n_ctx, head_dim = 32, 2048, 64
+    configs = [
+        cfg(w, s, BLOCK_M=bm, BLOCK_N=bn)
+        for bm in (64, 128)
+        for bn in (32, 64)
+        for w in (4, 8)
+        for s in (2, 3)
+    ]
+    if quick:
+        configs = configs[:4]
+
+    def make_inputs() -> dict[str, Any]:
+        g = torch.Generator(device="cuda").manual_seed(0)
+
+        def t() -> Any:
+            shape = (heads, n_ctx, head_dim)
+            return torch.randn(shape, device="cuda", generator=g, dtype=torch.float16)
+
+        return {
+            "q": t(),
+            "k": t(),
+            "v": t(),
+            "o": torch.empty((heads, n_ctx, head_dim), device="cuda", dtype=torch.float16),
+        }
+
+    scale = head_dim**-0.5
+
+    def launch(kernel: Any, i: dict[str, Any]) -> Any:
+        def grid(meta: dict[str, Any]) -> tuple[int, int]:
+            return (n_ctx // meta["BLOCK_M"], heads)
+
+        kernel[grid](i["q"], i["k"], i["v"], i["o"], scale, n_ctx, HEAD_DIM=head_dim)
+        return i["o"]
+
+    def reference(i: dict[str, Any]) -> Any:
+        s = (i["q"].float() @ i["k"].float().transpose(1, 2)) * scale
+        return (torch.softmax(s, dim=-1) @ i["v"].float()).to(torch.float16)
+
+    def compile_args(i: dict[str, Any], c: Any) -> tuple[list[Any], dict[str, Any]]:
+        return [i["q"], i["k"], i["v"], i["o"], scale, n_ctx], {
+            "HEAD_DIM": head_dim,
+            **c.kwargs,
+            "num_warps": c.num_warps,
+            "num_stages": c.num_stages,
+        }
+
+    return Case(
+        "attention",
+        attention_kernel,
+        configs,
+        ["N_CTX"],
+        make_inputs,
+        launch,
+        reference,
+        atol=0.02,
+        rtol=0.02,
+        compile_args=compile_args,
+    )
+
+
 # ------------------------------------------------------------------ running
 
 
@@ -377,43 +481,50 @@ def autotune_once(case: Case, configs: list[Any], guarded: bool, inputs: dict[st
         shutil.rmtree(cache, ignore_errors=True)
 
 
-def compile_overhead(case: Case, inputs: dict[str, Any], repeats: int) -> list[dict[str, Any]]:
-    """Full compiles of each configuration without and with the guard, alternately."""
+def contain_overhead(
+    case: Case, inputs: dict[str, Any], repeats: int, count: int
+) -> list[dict[str, Any]]:
+    """The first ``count`` configurations compiled in this process and contained, alternately."""
     rows = []
-    for c in case.configs:
+    for c in case.configs[:count]:
         args, kw = case.compile_args(inputs, c)
-        m: dict[str, list[float]] = {"full": [], "guarded": [], "check": []}
+        m: dict[str, list[float]] = {"plain": [], "contained": []}
         for r in range(repeats):
-            for what in ("full", "guarded") if r % 2 == 0 else ("guarded", "full"):
+            for what in ("plain", "contained") if r % 2 == 0 else ("contained", "plain"):
                 cache = fresh_cache()
                 fn = triton.jit(case.kernel)
-                if what == "full":
+                with llt.guard() if what == "contained" else contextlib.nullcontext():
                     t0 = time.perf_counter()
                     fn.run(*args, grid=(1,), warmup=True, **kw)
-                    m["full"].append(time.perf_counter() - t0)
-                else:
-                    _hooks.by_key.data.clear()
-                    _hooks.by_text.data.clear()
-                    s0 = _hooks.Stats.check_seconds
-                    with llt.guard():
-                        t0 = time.perf_counter()
-                        fn.run(*args, grid=(1,), warmup=True, **kw)
-                        m["guarded"].append(time.perf_counter() - t0)
-                    m["check"].append(_hooks.Stats.check_seconds - s0)
+                    m[what].append(time.perf_counter() - t0)
                 shutil.rmtree(cache, ignore_errors=True)
-        row = {k: statistics.median(v) for k, v in m.items()}
+        row: dict[str, Any] = {k: statistics.median(v) for k, v in m.items()}
         row["config"] = config_id(c)
-        row["check_share"] = row["check"] / row["full"]
-        row["guarded_minus_full_share"] = (row["guarded"] - row["full"]) / row["full"]
+        row["share"] = (row["contained"] - row["plain"]) / row["plain"]
         rows.append(row)
         print(
-            f"  compile {case.name} {row['config']}: full {row['full']:.3f}s guarded "
-            f"{row['guarded']:.3f}s check {row['check'] * 1e3:.2f}ms "
-            f"({row['check_share']:.2%})",
+            f"  compile {case.name} {row['config']}: plain {row['plain']:.3f}s contained "
+            f"{row['contained']:.3f}s ({row['share']:+.1%})",
             file=sys.stderr,
             flush=True,
         )
     return rows
+
+
+def fork_cost(n: int = 20) -> dict[str, float]:
+    """Seconds per fork + exit + wait of this process, and its resident memory."""
+    import resource
+
+    t0 = time.perf_counter()
+    for _ in range(n):
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+    return {
+        "fork_exit_wait_seconds": (time.perf_counter() - t0) / n,
+        "max_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
 
 
 def compare(
@@ -428,7 +539,6 @@ def compare(
         "guarded_best": guarded.best,
         "benchmarked_plain": len(plain.benchmarked),
         "benchmarked_guarded": len(guarded.benchmarked),
-        "checks": [],
     }
     problems = []
     if plain.error or guarded.error:
@@ -470,7 +580,7 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument(
-        "--repeats", type=int, default=3, help="compiles per config and mode (default 3)"
+        "--rounds", type=int, default=2, help="autotunes per case and way, alternating (default 2)"
     )
     ap.add_argument(
         "--noise",
@@ -479,16 +589,31 @@ def main() -> int:
         help="a different best config is accepted within this relative gap (default 0.05)",
     )
     ap.add_argument("--size", type=int, default=4096, help="matmul size (default 4096)")
-    ap.add_argument("--quick", action="store_true", help="fewer configurations, one compile repeat")
-    ap.add_argument("--cases", default="matmul_fp16,chain_b,matmul_fp8")
+    ap.add_argument("--quick", action="store_true", help="fewer configurations, one round")
+    ap.add_argument("--cases", default="matmul_fp16,attention,chain_b,matmul_fp8")
+    ap.add_argument(
+        "--contain-overhead",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also compile each configuration plain and contained, N times each (default 0)",
+    )
+    ap.add_argument(
+        "--overhead-configs",
+        type=int,
+        default=4,
+        metavar="K",
+        help="--contain-overhead compiles the first K configurations of each case (default 4)",
+    )
     ap.add_argument("--json", help="also write the summary here")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         print("device_autotune: no CUDA device", file=sys.stderr)
         return 2
-    repeats = 1 if args.quick else args.repeats
+    rounds = 1 if args.quick else args.rounds
     cases = {
         "matmul_fp16": lambda: matmul_case(torch.float16, args.size, args.quick),
+        "attention": lambda: attention_case(args.quick),
         "chain_b": lambda: chain_b_case(args.quick),
         "matmul_fp8": lambda: matmul_case(torch.float8_e4m3fn, args.size, args.quick),
     }
@@ -497,6 +622,7 @@ def main() -> int:
         "torch": torch.__version__,
         "device": torch.cuda.get_device_name(),
         "capability": list(torch.cuda.get_device_capability()),
+        "cpus": os.cpu_count(),
         "linear_layout": linear_layout.__version__,
         "linear_layout_file": linear_layout.__file__,
         "modelled_release": llt.release(),
@@ -513,6 +639,8 @@ def main() -> int:
         )
         # warm the process (CUDA context, the first compile's one-off set-up)
         autotune_once(case, case.configs[:1], False, inputs)
+        if not summary.get("fork"):
+            summary["fork"] = fork_cost()
         result: dict[str, Any] = {
             "configs": len(case.configs),
             "failing_configs": len(case.failing),
@@ -521,30 +649,48 @@ def main() -> int:
             # the full list without the pruner: what happens to a plain autotune
             bare = autotune_once(case, case.failing + case.configs, False, inputs)
             result["plain_with_failing_configs"] = bare.error or f"ran, best {bare.best}"
-        plain = autotune_once(case, case.configs, False, inputs)
-        guarded = autotune_once(case, case.failing + case.configs, True, inputs)
+        plains, guardeds = [], []
+        for r in range(rounds):
+            ways = (False, True) if r % 2 == 0 else (True, False)
+            for guarded in ways:
+                configs = case.failing + case.configs if guarded else case.configs
+                run = autotune_once(case, configs, guarded, inputs)
+                (guardeds if guarded else plains).append(run)
+        plain, guarded = plains[-1], guardeds[-1]
         result.update(compare(case, plain, guarded, args.noise, inputs))
-        if guarded.seconds and plain.seconds:
-            result["autotune_overhead_share"] = (guarded.seconds - plain.seconds) / plain.seconds
-        rows = compile_overhead(case, inputs, repeats)
-        result["compile"] = rows
-        shares = [r["check_share"] for r in rows]
-        result["guard_check_share_median"] = statistics.median(shares)
-        result["guard_check_share_max"] = max(shares)
-        result["guarded_minus_full_share_median"] = statistics.median(
-            r["guarded_minus_full_share"] for r in rows
-        )
+        result["plain_seconds_all"] = [p.seconds for p in plains]
+        result["guarded_seconds_all"] = [g.seconds for g in guardeds]
+        result["guarded_prune_seconds_all"] = [g.prune_seconds for g in guardeds]
+        p_med = statistics.median(p.seconds for p in plains)
+        g_med = statistics.median(g.seconds for g in guardeds)
+        result["plain_seconds_median"] = p_med
+        result["guarded_seconds_median"] = g_med
+        if p_med > 0 and g_med > 0:
+            result["autotune_overhead_share"] = (g_med - p_med) / p_med
+        if args.contain_overhead:
+            rows = contain_overhead(case, inputs, args.contain_overhead, args.overhead_configs)
+            result["compile"] = rows
+            result["contain_share_median"] = statistics.median(r["share"] for r in rows)
         summary["cases"][name] = result
         failed |= bool(result["problems"])
         print(
-            f"   plain {plain.seconds:.2f}s, guarded {guarded.seconds:.2f}s "
-            f"(prune {guarded.prune_seconds:.2f}s); best {result.get('best')}; "
+            f"   plain {[round(p.seconds, 2) for p in plains]}s, guarded "
+            f"{[round(g.seconds, 2) for g in guardeds]}s (prune "
+            f"{[round(g.prune_seconds, 2) for g in guardeds]}s); best {result.get('best')}; "
             f"problems: {result['problems'] or 'none'}",
             file=sys.stderr,
             flush=True,
         )
+    from linear_layout.triton import _contain
+
+    summary["contain_stats"] = {
+        "forks": _contain.Stats.forks,
+        "probe_hits": _contain.Stats.probe_hits,
+        "memo_hits": _contain.Stats.memo_hits,
+        "failures": [f.to_json() for f in llt.failures()],
+    }
     summary["ok"] = not failed
-    text = json.dumps(summary, indent=1)
+    text = json.dumps(summary, indent=1, default=str)
     print(text)
     if args.json:
         with open(args.json, "w") as f:

@@ -5,7 +5,7 @@ in order through the JIT (stand-in driver, ``warmup=True``). Prints
 ``{"outcome": "ok"}`` or ``{"outcome": "error", "detail": "Type: message"}``
 per job as it finishes; a compile that aborts ends the process (the parent
 sees the signal). ``--guard MODE`` compiles under ``linear_layout.triton``'s
-guard (for the warn-mode test).
+guard, uncontained (the warn-mode test: the compile must end this child).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def main() -> int:
     if args.guard:
         import llt_import
 
-        llt_import.ensure().install(args.guard)
+        llt_import.ensure().install(args.guard, contain=False)
     for job in jobs:
         try:
             llt_support.compile_job(job)

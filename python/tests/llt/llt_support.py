@@ -365,6 +365,7 @@ def run_children(
     with tempfile.TemporaryDirectory(prefix="llt-child-") as cache:
         child_env = dict(os.environ if env is None else env)
         child_env["TRITON_CACHE_DIR"] = cache
+        child_env["LINEAR_LAYOUT_FAILURES"] = os.path.join(cache, "failures.jsonl")
         child_env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
         import llt_import
 
@@ -395,3 +396,75 @@ def run_children(
                     )
                 results.append(Outcome("abort", f"signal {-p.returncode}", p.stderr[-4000:]))
     return results
+
+
+# ----------------------------------------------------- stand-in unknown failures
+
+#: What the stand-in LLVM lowering does, by the compile's ``num_stages``
+#: (at 4 warps): the failures no model predicts, each the way a real one
+#: ends a process.
+INJECTED = {
+    3: "abort",  # a failed C++ assertion: SIGABRT
+    4: "segfault",  # a null dereference: SIGSEGV
+    5: "pass_failure",  # an MLIR pass failing: RuntimeError: PassManager::run failed
+    6: "hang",  # a pass that never returns
+    7: "fatal",  # LLVM's report_fatal_error: "LLVM ERROR: ...", exit status 1
+}
+INJECTED_MESSAGES = {
+    "abort": "stand-in.cpp:42: void standIn(): Assertion `unmodelled' failed.",
+    "segfault": "",
+    "pass_failure": "error: stand-in pass failed on an unmodelled layout",
+    "hang": "",
+    "fatal": "LLVM ERROR: stand-in fatal error in an unmodelled lowering",
+}
+
+
+def _fail(kind: str) -> None:
+    import ctypes
+    import time
+
+    message = INJECTED_MESSAGES[kind]
+    if message:
+        sys.stderr.write(message + "\n")
+        sys.stderr.flush()
+    if kind == "abort":
+        os.abort()
+    elif kind == "segfault":
+        ctypes.string_at(0)
+    elif kind == "pass_failure":
+        raise RuntimeError("PassManager::run failed")
+    elif kind == "hang":
+        time.sleep(3600)
+    elif kind == "fatal":
+        os._exit(1)
+
+
+def inject_failures(monkeypatch: Any) -> None:
+    """Make the NVIDIA backend's LLVM lowering fail as :data:`INJECTED` says.
+
+    The stand-in wraps ``make_llir`` on the backend class (a static method
+    up to 3.4, a method after), so every compile of this process and of its
+    forked children runs it; it runs after the layout check of the guard,
+    as a real failure in the lowering would.
+    """
+    import inspect
+
+    from triton.backends import backends
+
+    cls = backends["nvidia"].compiler
+    static = isinstance(inspect.getattr_static(cls, "make_llir"), staticmethod)
+    original = cls.make_llir
+
+    def make_llir(*args: Any) -> Any:
+        options = args[-2]
+        if options.num_warps == 4 and options.num_stages in INJECTED:
+            _fail(INJECTED[options.num_stages])
+        return original(*args)
+
+    monkeypatch.setattr(cls, "make_llir", staticmethod(make_llir) if static else make_llir)
+
+
+def injected_jobs() -> list[Job]:
+    """One configuration per :data:`INJECTED` failure, of :func:`failing_job`'s kernel."""
+    base = passing_job()
+    return [Job(base.kernel, base.constexprs, 4, s, base.dtype) for s in INJECTED]

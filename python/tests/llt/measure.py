@@ -1,4 +1,4 @@
-"""Measure what the guard and the pruner cost, against full compiles (CPU, sm90).
+"""Measure what the model's check costs, against full compiles (CPU, sm90).
 
 Usage (under a release's python, e.g. ``$(bash tests/oracle/venv.sh 3.2.0)``)::
 
@@ -8,13 +8,11 @@ For every configuration of the tutorial matmul autotuning space and of the
 chain-b list that compiles on the installed release:
 
 - full: a full compile (front end, LLVM lowering, PTX, ptxas), no guard;
-- guarded: the same under ``guard()``;
+- guarded: the same under ``guard(contain=False)`` (the check alone; what
+  containment adds is ``measure_contain.py``'s);
 - check: the time inside the guard itself (printing the module, running the
   checker), measured by the guard: its overhead, without the noise of
-  comparing two compiles;
-- prune: ``prune``'s front end for the configuration (AST -> TTIR -> TTGIR
-  and the check): what pruning costs per configuration; ``make_ir`` is the
-  part of it spent in Triton's Python code generator (AST -> TTIR).
+  comparing two compiles.
 
 Every time is measured twice: wall clock, and CPU time (this process plus
 its finished children: ptxas, the checker), which a loaded machine distorts
@@ -67,26 +65,6 @@ def timed(fn: Any) -> tuple[float, float]:
     return time.perf_counter() - t0, cpu_seconds() - c0
 
 
-class MakeIrTimer:
-    """Accumulates the time of ``ASTSource.make_ir`` (Triton's Python code generator)."""
-
-    def __init__(self) -> None:
-        from triton.compiler import ASTSource
-
-        self.seconds = 0.0
-        original = ASTSource.make_ir
-        timer = self
-
-        def make_ir(self: Any, *args: Any, **kwargs: Any) -> Any:
-            t0 = time.perf_counter()
-            try:
-                return original(self, *args, **kwargs)
-            finally:
-                timer.seconds += time.perf_counter() - t0
-
-        ASTSource.make_ir = make_ir
-
-
 def med(xs: list[float]) -> float:
     return statistics.median(xs)
 
@@ -104,7 +82,7 @@ def main() -> int:
     import triton
 
     llt = llt_import.ensure()
-    from linear_layout.triton import _hooks, _prune
+    from linear_layout.triton import _hooks
 
     lls.activate()
     jobs = MATMUL + [j for j in lls.autotune_jobs() if j.kernel == "chain_b"]
@@ -112,7 +90,6 @@ def main() -> int:
     jobs = [j for j, r in zip(jobs, real) if r.outcome == "ok"]
     fresh_cache()
     lls.compile_job(jobs[0])  # the first compile of a process pays one-off set-up
-    make_ir = MakeIrTimer()
     rows = []
     for job in jobs:
         m: dict[str, list[float]] = {}
@@ -131,7 +108,7 @@ def main() -> int:
                     w0, c0 = _hooks.Stats.check_seconds, _hooks.Stats.check_cpu_seconds
                     _hooks.by_key.data.clear()
                     _hooks.by_text.data.clear()
-                    with llt.guard():
+                    with llt.guard(contain=False):
                         add("guarded", *timed(lambda job=job: lls.compile_job(job)))
                     add(
                         "check",
@@ -139,28 +116,6 @@ def main() -> int:
                         _hooks.Stats.check_cpu_seconds - c0,
                     )
                 shutil.rmtree(cache, ignore_errors=True)
-            cache = fresh_cache()
-            _hooks.by_key.data.clear()
-            _hooks.by_text.data.clear()
-            fn = lls.make_kernel(job.kernel)
-            _hooks.acquire()
-            make_ir.seconds = 0.0
-            try:
-                verdict: list[Any] = []
-                add(
-                    "prune",
-                    *timed(
-                        lambda job=job, fn=fn, verdict=verdict: verdict.append(
-                            _prune.front_end(fn, job.args(), job.call_kwargs(), job.config())
-                        )
-                    ),
-                )
-            finally:
-                _hooks.release_hooks()
-            m.setdefault("make_ir", []).append(make_ir.seconds)
-            assert not verdict[0].fails, verdict[0]
-            assert verdict[0].unchecked is None, verdict[0]
-            shutil.rmtree(cache, ignore_errors=True)
         row: dict[str, Any] = {
             "job": f"{job.kernel} {dict(job.config_kwargs())} w{job.num_warps} s{job.num_stages}"
         }
@@ -168,18 +123,12 @@ def main() -> int:
         row["check_share"] = row["check"] / row["full"]
         row["check_share_cpu"] = row["check_cpu"] / row["full_cpu"]
         row["wall_share"] = (row["guarded"] - row["full"]) / row["full"]
-        row["prune_ratio"] = row["full"] / row["prune"]
-        row["prune_ratio_cpu"] = row["full_cpu"] / row["prune_cpu"]
-        row["make_ir_share"] = row["make_ir"] / row["prune"]
         rows.append(row)
         print(
             f"{row['job']:44} full {row['full']:5.2f}s cpu {row['full_cpu']:5.2f}s | "
             f"check {row['check'] * 1e3:5.1f}ms ({row['check_share']:5.1%}) "
             f"cpu {row['check_cpu'] * 1e3:5.1f}ms ({row['check_share_cpu']:5.1%}) | "
-            f"guarded-full {row['wall_share']:+6.1%} | "
-            f"prune {row['prune']:5.3f}s ({row['prune_ratio']:4.1f}x) "
-            f"cpu {row['prune_cpu']:5.3f}s ({row['prune_ratio_cpu']:4.1f}x) "
-            f"make_ir {row['make_ir_share']:4.0%}",
+            f"guarded-full {row['wall_share']:+6.1%}",
             flush=True,
         )
 
@@ -191,9 +140,6 @@ def main() -> int:
     print(f"  guard overhead (check/full), wall: {summary('check_share')}")
     print(f"  guard overhead (check/full), CPU:  {summary('check_share_cpu')}")
     print(f"  guarded - full, wall:             {summary('wall_share')}")
-    print(f"  prune speed-up (full/prune), wall: {summary('prune_ratio')}")
-    print(f"  prune speed-up (full/prune), CPU:  {summary('prune_ratio_cpu')}")
-    print(f"  make_ir share of prune, wall:      {summary('make_ir_share')}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"triton": triton.__version__, "rows": rows}, f, indent=1)

@@ -93,6 +93,8 @@ def test_autotuner_skips_the_failing_config(llt: Any) -> None:
 
 
 def test_warn_mode_warns_and_lets_the_compile_go_on(llt: Any) -> None:
+    # uncontained (contain=False), as Triton itself compiles; test_contain.py
+    # has the same compile contained
     job = lls.failing_job()
     if lls.triton_version() < (3, 3):
         # the compile goes on into the assertion: the warning comes first
@@ -102,7 +104,7 @@ def test_warn_mode_warns_and_lets_the_compile_go_on(llt: Any) -> None:
         assert "linear_layout" in real.stderr
     else:
         with (
-            llt.guard("warn"),
+            llt.guard("warn", contain=False),
             pytest.warns(llt.LayoutWarning),
             pytest.raises(RuntimeError) as info,
         ):
@@ -112,15 +114,23 @@ def test_warn_mode_warns_and_lets_the_compile_go_on(llt: Any) -> None:
 
 
 def test_a_failing_key_is_checked_once(llt: Any) -> None:
-    from linear_layout.triton import _hooks
+    from linear_layout.triton import _contain, _hooks
 
     job = lls.failing_job()
     with llt.guard():
         for _ in range(2):
             with pytest.raises(llt.LayoutCompileError):
                 lls.compile_job(job)  # a fresh JIT function: Triton compiles again, same key
+    assert _hooks.Stats.checks == 1  # in the first compile's child, reported back
+    assert _contain.Stats.forks == 1
+    assert _contain.Stats.memo_hits == 1  # the second stopped before any compile
+    # uncontained, the check's own cache stops the second before its front end
+    with llt.guard(contain=False):
+        for _ in range(2):
+            with pytest.raises(llt.LayoutCompileError):
+                lls.compile_job(job)
     assert _hooks.Stats.checks == 1
-    assert _hooks.Stats.key_hits == 1  # stopped before the second front end
+    assert _hooks.Stats.key_hits == 2
 
 
 def test_a_constant_the_code_ignores_shares_the_check(llt: Any) -> None:
@@ -217,7 +227,8 @@ def test_an_existing_inspection_hook_is_chained(llt: Any) -> None:
 
     knobs.runtime.add_stages_inspection_hook = theirs
     try:
-        with llt.guard():
+        # uncontained: a contained compile would call the hooks in its child
+        with llt.guard(contain=False):
             assert knobs.runtime.add_stages_inspection_hook() == ("theirs", "theirs-hash")
             with pytest.raises(llt.LayoutCompileError):
                 lls.compile_job(lls.failing_job())

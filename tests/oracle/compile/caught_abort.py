@@ -6,24 +6,27 @@ From 3.3 the pass manager runs with a crash reproducer, which catches the
 SIGABRT of a failed assertion or of `report_fatal_error` and fails the pass
 instead, so `triton.compile` raises `PassManager::run failed` and the
 process lives. No kernel pattern of the finder reaches a fatal error, so
-this script reaches one on purpose: a Gluon kernel (3.4.0 and 3.9.0 ship
-Gluon) that stores a [ROWS, 64] fp32 tensor into an NVMMA buffer with a
+this script reaches one on purpose: a Gluon kernel (its API as 3.4.0 and
+3.9.0 ship it) that stores a [ROWS, 64] fp32 tensor into an NVMMA buffer with a
 64-byte swizzle. Its 8-row swizzle tile does not fit 4 rows, and the
 buffer's linear layout stops in `report_fatal_error("Illegal shared
 layout")`; 8 rows compile (the control).
 
-Usage: caught_abort.py            check 3.4.0 and 3.9.0, exit 1 on a surprise
+Usage: caught_abort.py WHEEL...   check these wheels (`linear-layout releases
+                                  --wheels` names them; CI: the first release
+                                  that models several CTAs and the newest),
+                                  exit 1 on a surprise
        caught_abort.py child ROWS (internal; run under a release's python)
 """
 
 import os
-import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-VENV_SH = os.path.join(HERE, "..", "venv.sh")
-RELEASES = ["3.4.0", "3.9.0"]
+sys.path.insert(0, os.path.dirname(HERE))
+from harness import child as children, venvs  # noqa: E402
+
 FATAL = "LLVM ERROR: Illegal shared layout"
 
 
@@ -60,31 +63,24 @@ def child(rows):
     triton.compile(src, target=target, options={"num_warps": 4})
 
 
-def python_of(release):
-    p = subprocess.run(["bash", VENV_SH, release], capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.stderr.write(p.stderr)
-        raise SystemExit(f"caught_abort: no Python with triton=={release}")
-    return p.stdout.strip()
-
-
 def compile_once(py, rows):
-    """(return code, stderr) of one compile in a child process."""
+    """(return code, stderr) of one compile in a child process (``None``: timed out)."""
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, TRITON_CACHE_DIR=cache, PYTHONDONTWRITEBYTECODE="1")
-        p = subprocess.run([py, os.path.abspath(__file__), "child", str(rows)], env=env,
-                           capture_output=True, text=True, timeout=300)
-    return p.returncode, p.stderr
+        ended = children.run([py, os.path.abspath(__file__), "child", str(rows)], env=env, timeout=300)
+    return ended.returncode, ended.stderr
 
 
-def check():
+def check(wheels):
     surprises = 0
-    for release in RELEASES:
-        py = python_of(release)
+    for release in wheels:
+        py = venvs.python(release)
         for rows, want in [(8, "ok"), (4, "error")]:
             rc, err = compile_once(py, rows)
             if rc == 0:
                 got = "ok"
+            elif rc is None:
+                got = "no result in 300 s"
             elif rc < 0:
                 got = f"killed by signal {-rc}"
             else:
@@ -94,14 +90,14 @@ def check():
             print(f"{release} rows {rows}: {got}{'' if ok else f' (expected {want})'}")
             if not ok:
                 print("\n".join(err.strip().splitlines()[-15:]), file=sys.stderr)
-    print(f"{2 * len(RELEASES) - surprises} passed, {surprises} failed")
+    print(f"{2 * len(wheels) - surprises} passed, {surprises} failed")
     return 1 if surprises else 0
 
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "child":
         child(int(sys.argv[2]))
-    elif len(sys.argv) == 1:
-        sys.exit(check())
+    elif len(sys.argv) > 1 and sys.argv[1] != "child":
+        sys.exit(check(sys.argv[1:]))
     else:
         sys.exit(__doc__)

@@ -13,33 +13,21 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-def wheels(binary):
-    """Each modelled release's wheel, from the binary's release table."""
-    table = json.loads(subprocess.run([binary, "sites", "--json"], capture_output=True, text=True,
-                                      check=True).stdout)
-    return {r["name"]: r["wheel"] for r in table["releases"]}
-
-
-def venv_python(version):
-    out = subprocess.run(["bash", os.path.join(REPO, "tests/oracle/venv.sh"), version],
-                         capture_output=True, text=True)
-    if out.returncode != 0:
-        sys.exit(f"cannot set up triton {version}: {out.stderr.strip()}")
-    return out.stdout.strip()
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from harness import child as children, venvs  # noqa: E402
+from harness.crate import Crate  # noqa: E402
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--binary", required=True)
     args = ap.parse_args()
-    WHEELS = wheels(args.binary)
+    WHEELS = {r["name"]: r["wheel"] for r in Crate(args.binary).releases()}
     # Exit status 1 means failures were found, which is what this reads.
-    search = subprocess.run([args.binary, "search", "--quiet", "--json"], capture_output=True, text=True)
+    search = children.run([args.binary, "search", "--quiet", "--json"], timeout=3600)
     if search.returncode not in (0, 1):
         sys.exit(f"search failed ({search.returncode}): {search.stderr.strip()}")
     groups = json.loads(search.stdout)["groups"]
@@ -58,16 +46,18 @@ def main():
             flags += ["--num-ctas", str(c["num_ctas"])]
         module_fails = None
         with tempfile.TemporaryDirectory() as d:
-            subprocess.run([args.binary, "repro", *flags, "--out", d], capture_output=True, check=True)
-            py = venv_python(WHEELS[c["triton"]])
-            run = subprocess.run([py, os.path.join(d, "repro.py")], capture_output=True, text=True, timeout=600)
+            # `repro` exits 1 when it predicts a failure, as every configuration here does
+            made = children.run([args.binary, "repro", *flags, "--out", d], timeout=600)
+            if made.returncode not in (0, 1):
+                sys.exit(f"repro {' '.join(flags)} failed ({made.returncode}): {made.stderr.strip()[-1000:]}")
+            py = venvs.python(WHEELS[c["triton"]])
+            run = children.run([py, os.path.join(d, "repro.py")], timeout=600)
             module = os.path.join(d, "repro.ttgir")
             if os.path.exists(module):
                 cap = int(c["arch"][2:])
                 compile_module = ("import sys, triton; from triton.backends.compiler import GPUTarget; "
                                   f"triton.compile(sys.argv[1], target=GPUTarget('cuda', {cap}, 32))")
-                ran = subprocess.run([py, "-c", compile_module, module], capture_output=True, text=True, timeout=600,
-                                     cwd=d)
+                ran = children.run([py, "-c", compile_module, module], timeout=600, cwd=d)
                 module_fails = ran.returncode != 0
         m = re.search(r"-> (ok|abort|error)", run.stdout)
         got = m.group(1) if m else "?"

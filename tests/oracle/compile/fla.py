@@ -26,8 +26,9 @@ STORE_FINAL_STATE = 0, SAVE_NEW_VALUE = 1, IS_VARLEN = 0.
 
 Subcommands (parent side under any python3):
 
-  record [--out tests/data/compile/fla-0.2.0.jsonl] [--releases 3.1.0 3.2.0 3.3.1 3.4.0]
-      num_warps {2,4,8,16} x BV {16,32,64} x {sm80, sm90}, num_stages 2,
+  record --releases WHEEL... [--out tests/data/compile/fla-0.2.0.jsonl]
+      (the wheels of `linear-layout releases --wheels`; the recorded file's
+      header names those it holds), num_warps {2,4,8,16} x BV {16,32,64} x {sm80, sm90}, num_stages 2,
       per release; a header line (tests/oracle/data_header.py, kind
       "fla-compiles") and one JSON line per compile in run_grid.py's format
       with config {"pattern": "fla-chunk-delta-h", "bv", "num_warps",
@@ -56,6 +57,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import run_grid  # noqa: E402
 import data_header  # noqa: E402  (run_grid put tests/oracle on the path)
+from harness import child as children  # noqa: E402
 
 REPO = run_grid.REPO
 FLA_VERSION = "0.2.0"
@@ -63,7 +65,6 @@ FLA_DIR = os.path.join(REPO, "target", "oracle", f"fla-{FLA_VERSION}")
 FLA_FILE = os.path.join("fla", "ops", "common", "chunk_delta_h.py")
 KERNEL = "chunk_gated_delta_rule_fwd_kernel_h_blockdim64"
 PATTERN = "fla-chunk-delta-h"
-RELEASES = ("3.1.0", "3.2.0", "3.3.1", "3.4.0")
 CONFIG_KEYS = ("pattern", "bv", "num_warps", "num_stages", "arch", "triton")
 
 # what chunk_gated_delta_rule_fwd_h passes for fla#196's shapes
@@ -258,11 +259,11 @@ def dump_ttgir(args):
     work = tempfile.mkdtemp(prefix="fla-dump-")
     env = dict(os.environ, TRITON_CACHE_DIR=os.path.join(work, "cache"), PYTHONDONTWRITEBYTECODE="1")
     try:
-        p = subprocess.run([
+        p = children.run([
             py, os.path.abspath(__file__), "child", "--config",
             json.dumps(cfg), "--fla-dir", args.fla_dir, "--dump-ttgir", out, "--status",
             os.path.join(work, "status")
-        ], env=env, capture_output=True, text=True, timeout=600)
+        ], env=env, timeout=600)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if p.returncode != 0 or not os.path.exists(out):
@@ -277,7 +278,7 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("record")
     r.add_argument("--out", default=os.path.join(REPO, "tests", "data", "compile", f"fla-{FLA_VERSION}.jsonl"))
-    r.add_argument("--releases", nargs="+", default=list(RELEASES))
+    r.add_argument("--releases", nargs="+", required=True, metavar="WHEEL")
     r.add_argument("--stages", type=int, default=2)
     r.add_argument("--jobs", type=int, default=2)
     r.add_argument("--timeout", type=int, default=run_grid.TIMEOUT)

@@ -32,6 +32,12 @@ Sites (the op each module holds):
               into a (1, 1, 1) swizzled buffer ordered like the load (PR
               #5905) or with dim 0 moved last (before it), sm80
 
+and, recorded per release with `record --sites` (kind
+`op-level-site-modules`): the multi-CTA sites of op_level_cta.py
+(cta_convert, cta_local, wgmma_cga; each case names its target) and 3.1
+and 3.2's Hopper sites of op_level_hopper.py (hopper_dot_operand,
+mma_indices).
+
 Subcommands (the parent runs under any python3; compiles run under the
 python of `tests/oracle/venv.sh VERSION`):
 
@@ -64,7 +70,6 @@ import itertools
 import json
 import os
 import random
-import subprocess
 import sys
 import tempfile
 
@@ -73,10 +78,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import run_grid  # noqa: E402  (the child runner and message classification)
 import data_header  # noqa: E402  (run_grid put tests/oracle on the path)
+import op_level_cta  # noqa: E402  (the multi-CTA sites)
+import op_level_hopper  # noqa: E402  (3.1 and 3.2's Hopper operand and index sites)
+from harness import child as children  # noqa: E402
+from harness.crate import Crate  # noqa: E402
 
-# A leading-offset layout's (perPhase, maxPhase) for each swizzle width, as
-# 3.1 and 3.2 spell it; no swizzle is (1, 1).
-LEADING_PHASES = {128: (1, 8), 64: (2, 4), 32: (4, 2), 0: (1, 1)}
 MLIR_TYPE = {"fp16": "f16", "bf16": "bf16", "fp32": "f32", "int8": "i8"}
 BITS = {"fp16": 16, "bf16": 16, "fp32": 32, "int8": 8}
 
@@ -84,42 +90,69 @@ BITS = {"fp16": 16, "bf16": 16, "fp32": 32, "int8": 8}
 # ------------------------------------------------------------- spelling
 
 class Dialect:
-    """The textual differences between releases."""
+    """How release `short` spells TTGIR: its row of the crate's release table
+    (dialects, memdesc types, commit tokens); its layout attributes are
+    printed by the crate (`attr`)."""
 
-    def __init__(self, short):
+    def __init__(self, short, crate):
         self.short = short
-        self.old = short in ("3.1", "3.2")
-        self.d = "triton_gpu" if self.old else "ttg"
-        # From 3.5 `async_commit_group` names its input tokens after a
-        # `tokens` keyword (TritonGPUOps.td); before, they follow the op.
-        major, minor = (int(x) for x in short.split("."))
-        self.commit = f"{self.d}.async_commit_group" + (" tokens" if (major, minor) >= (3, 5) else "")
+        self.crate = crate
+        self.t = crate.row(short)["ttgir"]
+        self.old = self.t["legacy_shared"]
+        self.d = self.t["dialect"]
+        tokens = " tokens" if self.t["commit_tokens"] else ""
+        self.commit = f"{self.d}.async_commit_group{tokens}"
+
+    def attr(self, kind, **params):
+        """The crate's text of a layout attribute of `kind` (TTGIR parameter names)."""
+        return self.crate.print_attr({"kind": kind, **params}, self.short)
 
     def memdesc(self, shape, ty, mutable=False, bang=True):
         dims = "x".join(str(s) for s in shape)
-        # 3.1's memdesc has no memory space; 3.2 spells it out, 3.3+ by alias.
-        space = {"3.1": "", "3.2": f", #{self.d}.shared_memory"}.get(self.short, ", #smem")
+        space = ""
+        if self.t["memory_space"]:
+            space = f", #{self.d}.shared_memory" if self.old else ", #smem"
         mut = ", mutable" if mutable else ""
-        prefix = ("!tt.memdesc" if self.old else "!ttg.memdesc") if bang else ""
+        prefix = f"!{self.t['memdesc_dialect']}.memdesc" if bang else ""
         return f"{prefix}<{dims}x{ty}, #shared{space}{mut}>"
 
     def swizzled(self, vec, per_phase, max_phase, order):
-        o = ", ".join(str(x) for x in order)
-        if self.old:
-            return (f"#{self.d}.shared<{{vec = {vec}, perPhase = {per_phase}, maxPhase = {max_phase}, "
-                    f"order = [{o}], hasLeadingOffset = false}}>")
-        return f"#{self.d}.swizzled_shared<{{vec = {vec}, perPhase = {per_phase}, maxPhase = {max_phase}, order = [{o}]}}>"
+        return self.attr("swizzled_shared", vec=vec, perPhase=per_phase, maxPhase=max_phase, order=list(order))
+
+    def nvmma(self, swizzle, bits, transposed=False, rank=2):
+        """An NVMMA buffer (up to 3.2 the leading-offset layout that stood for it)."""
+        return self.attr("nvmma_shared", swizzlingByteWidth=swizzle, transposed=transposed,
+                         elementBitWidth=bits, rank=rank)
+
+    def slice(self, dim, parent):
+        """`parent` (an alias name, or attribute JSON) sliced along `dim`, as JSON."""
+        if isinstance(parent, str):
+            parent = {"kind": "alias", "name": parent}
+        return {"kind": "slice", "dim": dim, "parent": parent}
+
+    def text(self, attr):
+        return self.crate.print_attr(attr, self.short)
 
     def header(self, warps, cap):
-        smem = "" if self.old else "#smem = #ttg.shared_memory\n"
+        smem = "" if self.old else f"#smem = #{self.d}.shared_memory\n"
         return (smem + f'module attributes {{"{self.d}.num-ctas" = 1 : i32, "{self.d}.num-warps" = {warps} : i32, '
                 f'{self.d}.target = "cuda:{cap}", "{self.d}.threads-per-warp" = 32 : i32}} {{\n')
 
 
+_DIALECTS = {}
+
+
+def make_dialect(short, binary=None):
+    """The Dialect of release `short`, asking the crate at `binary` (default:
+    this checkout's target/release/linear-layout)."""
+    if (short, binary) not in _DIALECTS:
+        _DIALECTS[(short, binary)] = Dialect(short, Crate(binary))
+    return _DIALECTS[(short, binary)]
+
+
 def blocked(d, spt, tpw, wpc, order):
-    j = lambda xs: ", ".join(str(x) for x in xs)
-    return (f"#{d.d}.blocked<{{sizePerThread = [{j(spt)}], threadsPerWarp = [{j(tpw)}], "
-            f"warpsPerCTA = [{j(wpc)}], order = [{j(order)}]}}>")
+    return d.attr("blocked", sizePerThread=list(spt), threadsPerWarp=list(tpw), warpsPerCTA=list(wpc),
+                  order=list(order))
 
 
 def spread(shape, order, spt, total, fill):
@@ -163,15 +196,9 @@ def stmatrix_module(p, d):
     m, n = p["m"], p["n"]
     warps = p["warps"][0] * p["warps"][1]
     k = 256 // bits
-    mma = (f"#{d.d}.nvidia_mma<{{versionMajor = 3, versionMinor = 0, warpsPerCTA = [{p['warps'][0]}, "
-           f"{p['warps'][1]}], instrShape = [16, {p['instr_n']}, {k}]}}>")
-    if d.old:
-        vec, (per_phase, max_phase) = 128 // bits, LEADING_PHASES[p["swizzle"]]
-        shared = (f"#{d.d}.shared<{{vec = {vec}, perPhase = {per_phase}, maxPhase = {max_phase}, "
-                  f"order = [1, 0], hasLeadingOffset = true}}>")
-    else:
-        shared = (f"#{d.d}.nvmma_shared<{{swizzlingByteWidth = {p['swizzle']}, transposed = false, "
-                  f"elementBitWidth = {bits}}}>")
+    mma = d.attr("nvidia_mma", versionMajor=3, versionMinor=0, warpsPerCTA=list(p["warps"]),
+                 instrShape=[16, p["instr_n"], k])
+    shared = d.nvmma(p["swizzle"], bits)
     blk = blocked(d, [1, 1], [4, 8], [warps, 1], [1, 0])
     md = d.memdesc([m, n], ty)
     # The buffer is read back and stored, so the local_alloc reaches the lowering.
@@ -208,7 +235,7 @@ def cp_async_module(p, d):
     wpc = spread(shape, order, spt, warps, tpw)
     blk = blocked(d, spt, tpw, wpc, order)
     shared = d.swizzled(p["vec"], p["per_phase"], p["max_phase"], p["shared_order"])
-    s0, s1 = f"#{d.d}.slice<{{dim = 0, parent = #blocked}}>", f"#{d.d}.slice<{{dim = 1, parent = #blocked}}>"
+    s0, s1 = d.text(d.slice(0, "blocked")), d.text(d.slice(1, "blocked"))
     mut = d.memdesc(shape, ty, mutable=True)
     dst = d.memdesc(shape, ty, mutable=True, bang=False)
     t = lambda e: f"tensor<{r}x{c}x{e}, #blocked>"
@@ -259,13 +286,7 @@ def shared_tile_module(p, d):
     tpw = spread(shape, [1, 0], spt, 32, [1, 1])
     wpc = spread(shape, [1, 0], spt, warps, tpw)
     blk = blocked(d, spt, tpw, wpc, [1, 0])
-    if d.old:
-        per_phase, max_phase = LEADING_PHASES[p["swizzle"]]
-        shared = (f"#{d.d}.shared<{{vec = {128 // bits}, perPhase = {per_phase}, maxPhase = {max_phase}, "
-                  f"order = [1, 0], hasLeadingOffset = true}}>")
-    else:
-        shared = (f"#{d.d}.nvmma_shared<{{swizzlingByteWidth = {p['swizzle']}, transposed = false, "
-                  f"elementBitWidth = {bits}}}>")
+    shared = d.nvmma(p["swizzle"], bits)
     return stored_and_read_back(d, blk, shared, shape, ty, warps, 90)
 
 
@@ -305,8 +326,8 @@ def pipelined_load_module(p, d):
     for axis in range(3):
         # arange along `axis`, expanded to rank 3, times its stride
         sl_outer = [x for x in range(3) if x != axis]
-        e1 = f"#{d.d}.slice<{{dim = {sl_outer[1]}, parent = #blocked}}>"
-        e0 = f"#{d.d}.slice<{{dim = {sl_outer[0]}, parent = {e1}}}>"
+        e1 = d.text(d.slice(sl_outer[1], "blocked"))
+        e0 = d.text(d.slice(sl_outer[0], d.slice(sl_outer[1], "blocked")))
         two = [shape[x] if x == axis else 1 for x in range(3) if x != sl_outer[1]]
         one_shape = [shape[x] if x == axis else 1 for x in range(3)]
         lines += [
@@ -381,27 +402,21 @@ SITES = {
     "shared_tile": (shared_tile_cases, shared_tile_module, 90),
     "pipelined_load": (pipelined_load_cases, pipelined_load_module, 80),
 }
+# The multi-CTA sites (op_level_cta.py): each case names its target.
+SITES.update({name: (cases, module, None) for name, (cases, module) in op_level_cta.SITES.items()})
+# 3.1 and 3.2's Hopper sites (op_level_hopper.py), in their spelling.
+SITES.update({name: (cases, module, 90) for name, (cases, module) in op_level_hopper.SITES.items()})
+# The sites of the recorded grid of releases 3.1-3.4 and 3.9 (`record` with
+# no --sites); the multi-CTA sites are recorded on their own, per release.
+SINGLE_CTA = ("stmatrix", "cp_async", "local_load", "shared_tile", "pipelined_load")
 
 # The recorded grid: a seeded subset of the stmatrix and cp_async cases, every
 # case of the other sites (the same subset for every release, so releases can
 # be compared case by case).
-RECORD_LIMIT = {"stmatrix": 90, "cp_async": 110, "local_load": None}
+RECORD_LIMIT = {"stmatrix": 90, "cp_async": 110, "local_load": None, "cta_local": 120, "wgmma_cga": 150}
 
 
 # ------------------------------------------------------------- off the grid
-
-def cga_fields(rank, d):
-    """An explicit one-CTA CGA for a rank-3 NVMMA buffer (the parser's
-    default is rank 2), in the release's spelling."""
-    if rank == 2:
-        return ""
-    major, minor = (int(x) for x in d.short.split("."))
-    if (major, minor) >= (3, 6):
-        return f", rank = {rank}"
-    ones = ", ".join(["1"] * rank)
-    order = ", ".join(str(x) for x in reversed(range(rank)))
-    return f", CTAsPerCGA = [{ones}], CTASplitNum = [{ones}], CTAOrder = [{order}]"
-
 
 def random_module(rng, d):
     """One random store-and-read-back module: (params, text, capability)."""
@@ -423,16 +438,7 @@ def random_module(rng, d):
                             rng.choice([1, 2, 4, 8, 16]), rng.sample(range(rank), rank))
     else:
         swizzle, transposed = rng.choice([0, 32, 64, 128]), rng.random() < 0.5
-        if d.old:
-            per_phase, max_phase = LEADING_PHASES[swizzle]
-            inner = [rank - 1, rank - 2] if not transposed else [rank - 2, rank - 1]
-            shared_order = inner + list(reversed(range(rank - 2)))
-            shared = (f"#{d.d}.shared<{{vec = {128 // bits}, perPhase = {per_phase}, maxPhase = {max_phase}, "
-                      f"order = [{', '.join(map(str, shared_order))}], hasLeadingOffset = true}}>")
-        else:
-            shared = (f"#{d.d}.nvmma_shared<{{swizzlingByteWidth = {swizzle}, "
-                      f"transposed = {str(transposed).lower()}, elementBitWidth = {bits}"
-                      f"{cga_fields(rank, d)}}}>")
+        shared = d.nvmma(swizzle, bits, transposed, rank)
     params = {"shape": shape, "dtype": dtype, "warps": warps, "order": order, "spt": spt, "cap": cap,
               "shared": shared}
     blk = blocked(d, spt, tpw, wpc, order)
@@ -462,11 +468,9 @@ def random_mma(rng, d, shape, warps, cap):
     if cap >= 90 and shape[0] >= 64 and rng.random() < 0.5:
         n = max(8, min(rng.choice([8, 16, 32, 64, 128, 256]), shape[1]))
         wpc = [warps, 1] if warps <= 4 else [4, warps // 4]
-        return (f"#{d.d}.nvidia_mma<{{versionMajor = 3, versionMinor = 0, warpsPerCTA = [{wpc[0]}, {wpc[1]}], "
-                f"instrShape = [16, {n}, 16]}}>")
+        return d.attr("nvidia_mma", versionMajor=3, versionMinor=0, warpsPerCTA=wpc, instrShape=[16, n, 16])
     w0 = rng.choice([x for x in (1, 2, 4, 8) if x <= warps])
-    return (f"#{d.d}.nvidia_mma<{{versionMajor = 2, versionMinor = 0, warpsPerCTA = [{w0}, {warps // w0}], "
-            f"instrShape = [16, 8]}}>")
+    return d.attr("nvidia_mma", versionMajor=2, versionMinor=0, warpsPerCTA=[w0, warps // w0], instrShape=[16, 8])
 
 
 def convert_module(d, shape, dtype, warps, cap, src, dst):
@@ -524,9 +528,9 @@ def fuzz(args):
     # --mma-pairs, only conversions from one MMA accumulator to another
     # (the default draws never pair two MMAs, and keep their seeds).
     if args.mma_pairs:
-        cases = [random_mma_pair_module(rng, Dialect(short)) for _ in range(args.count)]
+        cases = [random_mma_pair_module(rng, make_dialect(short, args.binary)) for _ in range(args.count)]
     else:
-        cases = [(random_module if rng.random() < 0.5 else random_convert_module)(rng, Dialect(short))
+        cases = [(random_module if rng.random() < 0.5 else random_convert_module)(rng, make_dialect(short, args.binary))
                  for _ in range(args.count)]
 
     def job(work, i):
@@ -579,8 +583,8 @@ def grid(limit=RECORD_LIMIT, seed=1):
     return out
 
 
-def module_text(case, short):
-    return SITES[case["site"]][1](case["params"], Dialect(short))
+def module_text(case, short, binary=None):
+    return SITES[case["site"]][1](case["params"], make_dialect(short, binary))
 
 
 # ------------------------------------------------------------- compiling
@@ -618,14 +622,14 @@ def child(args):
     return 0
 
 
-def compile_cases(py, short, cases, jobs, label):
+def compile_cases(py, short, cases, jobs, label, binary=None):
     def job(work, i):
         case = cases[i]
-        text = module_text(case, short)
+        text = module_text(case, short, binary)
         path = os.path.join(work, f"case{i}.ttgir")
         with open(path, "w") as f:
             f.write(text)
-        cap = SITES[case["site"]][2]
+        cap = SITES[case["site"]][2] or case["params"]["cap"]
         rec = run_grid.run_child(py, {"id": f"case{i}"}, work, script=os.path.abspath(__file__),
                                  extra=("--module", path, "--cap", str(cap)))
         rec.pop("stderr_tail", None)  # the module is the reproducer; `message` has the key line
@@ -644,12 +648,16 @@ def compile_cases(py, short, cases, jobs, label):
 def record(args):
     py = run_grid.resolve_python(args)
     short = run_grid.triton_short(args.triton)
-    cases = [c for c in grid() if not args.sites or c["site"] in args.sites.split(",")]
-    records = compile_cases(py, short, cases, args.jobs, short)
-    what = data_header.existing_what(args.out, "op-level-modules", args.triton, len(records)) or (
-        f"{len(records)} one-op TTGIR modules of op_level.py's grid, each compiled from its file by the triton "
-        f"{args.triton} wheel, with the outcome (`{data_header.command()}`).")
-    data_header.write_jsonl(args.out, {"what": what, "release": args.triton, "kind": "op-level-modules"}, records)
+    sites = tuple(args.sites.split(",")) if args.sites else SINGLE_CTA
+    cases = [c for c in grid() if c["site"] in sites]
+    records = compile_cases(py, short, cases, args.jobs, short, args.binary)
+    # The grid of releases 3.1-3.4 and 3.9 (`op-level-modules`), or a file of
+    # later sites per release (`op-level-site-modules`).
+    kind = "op-level-modules" if sites == SINGLE_CTA else "op-level-site-modules"
+    what = data_header.existing_what(args.out, kind, args.triton, len(records)) or (
+        f"{len(records)} one-op TTGIR modules of op_level.py's grid ({', '.join(sites)}), each compiled from "
+        f"its file by the triton {args.triton} wheel, with the outcome (`{data_header.command()}`).")
+    data_header.write_jsonl(args.out, {"what": what, "release": args.triton, "kind": kind}, records)
     counts = {}
     for r in records:
         counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
@@ -662,7 +670,7 @@ def predicted(binary, short, text):
     with tempfile.NamedTemporaryFile("w", suffix=".ttgir", delete=False) as f:
         f.write(text)
     try:
-        p = subprocess.run([binary, "check-ttgir", f.name, "--triton", short, "--json"], capture_output=True, text=True)
+        p = children.run([binary, "check-ttgir", f.name, "--triton", short, "--json"], timeout=600)
     finally:
         os.remove(f.name)
     if p.returncode not in (0, 1) or not p.stdout.strip():
@@ -677,9 +685,19 @@ def predicted(binary, short, text):
 def check(args):
     py = run_grid.resolve_python(args)
     short = run_grid.triton_short(args.triton)
-    everything = grid(limit={})
+    # The multi-CTA sites are written for 3.5 and later (NVMMA buffers,
+    # `warp_group_dot`, both CGA spellings).
+    # 3.1 and 3.2's Hopper sites in their spelling.
+    major, minor = (int(x) for x in short.split("."))
+    if (major, minor) >= (3, 5):
+        sites = SINGLE_CTA + tuple(op_level_cta.SITES)
+    elif (major, minor) <= (3, 2):
+        sites = SINGLE_CTA + tuple(op_level_hopper.SITES)
+    else:
+        sites = SINGLE_CTA
+    everything = [c for c in grid(limit={}) if c["site"] in sites]
     cases = random.Random(args.seed).sample(everything, min(args.sample, len(everything)))
-    records = compile_cases(py, short, cases, args.jobs, short)
+    records = compile_cases(py, short, cases, args.jobs, short, args.binary)
     return compare(records, short, args.binary, lambda rec: f"{rec['site']} {json.dumps(rec['params'])}")
 
 
@@ -688,7 +706,7 @@ def emit(args):
     short = run_grid.triton_short(args.triton)
     for i, case in enumerate(grid()):
         with open(os.path.join(args.dir, f"{case['site']}-{i}.ttgir"), "w") as f:
-            f.write(module_text(case, short))
+            f.write(module_text(case, short, args.binary))
     return 0
 
 
@@ -700,6 +718,7 @@ def main():
     r.add_argument("--out", required=True)
     r.add_argument("--jobs", type=int, default=2)
     r.add_argument("--sites", help="comma-separated sites to compile (default: all)")
+    r.add_argument("--binary", help="the CLI that prints the attributes (default: target/release/linear-layout)")
     for name, size, help_text in (("check", "--sample", "fresh random sample of the grid"),
                                   ("fuzz", "--count", "random modules off the grid")):
         c = sub.add_parser(name, help=help_text + " against PATH check-ttgir --json")
@@ -715,6 +734,7 @@ def main():
     e = sub.add_parser("emit", help="write the grid's modules without compiling")
     e.add_argument("--triton", required=True)
     e.add_argument("--dir", required=True)
+    e.add_argument("--binary", help="the CLI that prints the attributes (default: target/release/linear-layout)")
     ch = sub.add_parser("child", help="(internal) compile one module")
     ch.add_argument("--config")
     ch.add_argument("--status")

@@ -46,8 +46,6 @@ import os
 import random
 import re
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -56,9 +54,9 @@ sys.dont_write_bytecode = True
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
-VENV_SH = os.path.join(REPO, "tests", "oracle", "venv.sh")
 sys.path.insert(0, os.path.dirname(HERE))
 import data_header  # noqa: E402  (the data files' header and record names)
+from harness import child as children, venvs  # noqa: E402
 
 CONFIG_KEYS = ("pattern", "m", "n", "k", "x", "dtype", "num_warps", "num_stages", "arch", "triton")
 # Written (after "arch") only when a configuration list gives it: lists and
@@ -467,23 +465,12 @@ def run_child(py, cfg, work, timeout=TIMEOUT, ptxas=False, script=None, extra=()
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.pop("MLIR_ENABLE_DUMP", None)
     cmd = [py, script or os.path.abspath(__file__), "child", "--config", json.dumps(cfg), "--status", status, *extra]
-    t0 = time.time()
     if ptxas:
         cmd.append("--ptxas")
-    # a session of its own, so that a timeout also ends ptxas (a grandchild)
-    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)
-    try:
-        _, err = p.communicate(timeout=timeout)
-        rc = p.returncode
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        _, err = p.communicate()
-        rc = None
-    secs = round(time.time() - t0, 2)
+    # a timeout also ends ptxas (a grandchild): harness.child.run kills the group
+    ended = children.run(cmd, env=env, timeout=timeout, preexec=None)
+    rc, err = ended.returncode, ended.stderr
+    secs = round(ended.seconds, 2)
     stage = open(status).read().strip() if os.path.exists(status) else None
     for path in (status, ):
         if os.path.exists(path):
@@ -517,19 +504,10 @@ def run_child(py, cfg, work, timeout=TIMEOUT, ptxas=False, script=None, extra=()
 def resolve_python(args):
     if getattr(args, "python", None):
         return args.python
-    p = subprocess.run(["bash", VENV_SH, args.triton], capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.stderr.write(p.stderr)
-        raise SystemExit(f"run_grid: no python for triton {args.triton} (venv.sh failed)")
-    return p.stdout.strip().splitlines()[-1]
+    return venvs.python(args.triton)
 
 
-def installed_version(py):
-    p = subprocess.run([py, "-c", "import triton; print(triton.__version__)"], capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.stderr.write(p.stderr)
-        raise SystemExit(f"run_grid: triton does not import under {py}")
-    return p.stdout.strip()
+installed_version = venvs.installed_version
 
 
 def run_pool(count, job, jobs, label, describe, on_result=None, prefix="run_grid-"):
@@ -684,9 +662,8 @@ def predict(binary, configs):
     if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
         raise RuntimeError(f"no executable binary at {binary}")
     inp = "".join(json.dumps(ordered(c, c["triton"])) + "\n" for c in configs)
-    try:
-        p = subprocess.run([binary, "predict", "--batch"], input=inp, capture_output=True, text=True, timeout=600)
-    except subprocess.TimeoutExpired:
+    p = children.run([binary, "predict", "--batch"], input=inp, timeout=600)
+    if p.timed_out:
         raise RuntimeError(f"{binary} predict --batch gave no answer in 600 s")
     # 1 means that some configuration is predicted to fail (the binary's
     # "found a failure"); 2 and anything else, that it could not answer.

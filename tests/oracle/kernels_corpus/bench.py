@@ -17,7 +17,6 @@ empty module). Prints a markdown table of medians per release.
 """
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -76,19 +75,12 @@ def main():
             for arch, jobs in by_arch.items():
                 tripled = [j for j in jobs for _ in range(3)]
                 ops = ["front_end", "compile", "ptxas"] * len(jobs)
-                pkg = os.path.join(args.scratch, cases.PACKAGES[c["package"]][1])
-                cmd = [py, record.WORKER, "serve", "--kernel", c["kernel"], "--target", "cuda:" + arch[2:],
-                       "--path", pkg, "--path", os.path.join(args.scratch, "deps"), "--timeout", "600"]
-                p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     text=True)
-                json.loads(p.stdout.readline())
+                worker, _ = record.serve(py, args.scratch, c, arch, 600)
                 texts = []
                 for i, ((label, a, kw, opts, _), op) in enumerate(zip(tripled, ops)):
                     job = {"id": i, "op": "compile" if op == "ptxas" else op, "args": a, "kwargs": kw,
                            "options": opts, "ptxas": op == "ptxas"}
-                    p.stdin.write(json.dumps(job) + "\n")
-                    p.stdin.flush()
-                    r = json.loads(p.stdout.readline())
+                    r = record.answer(worker, job, 600)
                     ok = r["status"] in ("ttgir", "ok")
                     if op == "front_end":
                         keep = ok
@@ -99,8 +91,7 @@ def main():
                         full.append(r["seconds"])
                     elif keep and op == "ptxas" and ok:
                         ptx.append(r["seconds"])
-                p.stdin.close()
-                p.wait()
+                worker.close()
                 model = ".".join(version.split(".")[:2])  # each wheel's own modelled release
                 chk.extend(check_seconds(args.binary, model, texts))
         med = lambda xs: statistics.median(xs) if xs else float("nan")  # noqa: E731

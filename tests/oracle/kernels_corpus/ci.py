@@ -11,7 +11,9 @@ compile confirm it, message included. Prints `N passed, M failed`; exit
 status 1 on any unconfirmed prediction or scan that could not run.
 
     python3 tests/oracle/kernels_corpus/ci.py --scratch DIR --binary target/release/linear-layout \
-        --seed S --sample 6 --failing 2 --triton 3.2.0,3.3.1,3.9.0 [--venv-dir target/oracle]
+        --seed S --sample 6 --failing 2 --triton WHEEL,WHEEL,... [--venv-dir target/oracle]
+
+(the wheels: some of `linear-layout releases --wheels`).
 
 `--scratch` is where `record.py fetch` put the packages (fetched if missing).
 """
@@ -30,6 +32,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 import cases  # noqa: E402
 import data_header  # noqa: E402
+from harness import child as children  # noqa: E402
 
 
 def recorded_failures():
@@ -70,7 +73,7 @@ def main():
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--sample", type=int, default=6)
     ap.add_argument("--failing", type=int, default=2)
-    ap.add_argument("--triton", default="3.2.0,3.3.1,3.9.0")
+    ap.add_argument("--triton", required=True, help="the wheels to scan with, comma-separated")
     ap.add_argument(
         "--venv-dir",
         default=os.environ.get("ORACLE_VENV_DIR", os.path.join(REPO, "target", "oracle")),
@@ -97,7 +100,7 @@ def main():
                "--cache-dir", cache, "--confirm", "--confirm-passing", "1", "--json", "--quiet"]
         for k, v in kw.items():
             cmd += ["--constexpr", f"{k}={arg_text(v)}"]
-        p = subprocess.run(cmd, capture_output=True, text=True)
+        p = children.run(cmd, timeout=3600)
         name = f"{c['name']} {label} {arch}"
         if p.returncode not in (0, 1):
             failed += 1

@@ -24,7 +24,6 @@ modules of up to 60 KB each would otherwise be ~28 MB.
 
 import argparse
 import concurrent.futures
-import json
 import os
 import subprocess
 import sys
@@ -37,8 +36,9 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 import cases  # noqa: E402
 import data_header  # noqa: E402
+from harness import child as children, venvs  # noqa: E402
 
-WORKER = os.environ.get("SCAN_WORKER") or os.path.join(REPO, "src", "scan", "worker.py")
+WORKER = os.environ.get("SCAN_WORKER") or os.path.join(REPO, "scan", "src", "worker.py")
 
 
 def strip_locations(ttgir):
@@ -92,31 +92,35 @@ def fetch(args):
     return 0
 
 
-def venv_python(version):
-    p = subprocess.run(["bash", os.path.join(REPO, "tests", "oracle", "venv.sh"), version], capture_output=True,
-                       text=True)
-    if p.returncode != 0:
-        raise SystemExit(p.stderr)
-    return p.stdout.strip().splitlines()[-1]
+venv_python = venvs.python
+
+
+def serve(py, scratch, c, arch, timeout):
+    """A `worker.py serve` of (case, arch), and its hello line."""
+    pkg_dir = os.path.join(scratch, cases.PACKAGES[c["package"]][1])
+    cmd = [py, WORKER, "serve", "--kernel", c["kernel"], "--target", "cuda:" + arch[2:], "--path", pkg_dir,
+           "--path", os.path.join(scratch, "deps"), "--timeout", str(timeout)]
+    worker = children.Worker(cmd, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+    return worker, answer(worker, None, timeout)
+
+
+def answer(worker, job, timeout):
+    """The worker's answer to `job` (its hello line for None); SystemExit if it died."""
+    # the worker bounds each job by `timeout` itself; the margin is its start-up
+    got = worker.receive(timeout + 120) if job is None else worker.ask(job, timeout + 120)
+    if got is None:
+        raise SystemExit(f"{WORKER} ended (exit {worker.wait()}): {worker.stderr_tail()}")
+    return got
 
 
 def run_group(py, scratch, c, arch, jobs, op="compile", timeout=300):
     """One worker for (case, arch): every configuration of the case on that arch."""
-    pkg_dir = os.path.join(scratch, cases.PACKAGES[c["package"]][1])
-    cmd = [py, WORKER, "serve", "--kernel", c["kernel"], "--target", "cuda:" + arch[2:], "--path", pkg_dir,
-           "--path", os.path.join(scratch, "deps"), "--timeout", str(timeout)]
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=env)
-    hello = json.loads(p.stdout.readline())
+    worker, hello = serve(py, scratch, c, arch, timeout)
     out = []
     for i, job in enumerate(jobs):
         label, a, kw, opts, _ = job
-        p.stdin.write(json.dumps({"id": i, "op": op, "args": a, "kwargs": kw, "options": opts}) + "\n")
-        p.stdin.flush()
-        out.append(json.loads(p.stdout.readline()))
-    p.stdin.close()
-    p.wait()
+        out.append(answer(worker, {"id": i, "op": op, "args": a, "kwargs": kw, "options": opts}, timeout))
+    worker.close()
     return hello, out
 
 

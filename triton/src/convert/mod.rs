@@ -156,6 +156,16 @@ fn check_shape(attr: &Attr, shape: &[u64]) -> Result<()> {
     if shape.is_empty() {
         return Err(bad("a shape needs at least one dim".into()));
     }
+    // Each dim is an out-dim of the layout, looked up by name: a rank of
+    // thousands would make the conversion quadratic in it (no Triton
+    // tensor has more than a handful of dims).
+    if shape.len() > linear_layout::MAX_DIMS {
+        return Err(bad(format!(
+            "rank {}: at most {} dims",
+            shape.len(),
+            linear_layout::MAX_DIMS
+        )));
+    }
     if let Some(&d) = shape.iter().find(|&&d| !d.is_power_of_two()) {
         return Err(bad(format!(
             "every dim must be a nonzero power of two, but one is {d}"

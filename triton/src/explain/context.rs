@@ -28,10 +28,19 @@ pub struct Context {
     pub dialect: Option<&'static str>,
     /// Whether the crash was caught by the pass manager (3.3 and later).
     pub caught: bool,
+    /// Whether the log names Triton (a `triton` path or frame, a
+    /// `mlir::triton` function, Triton's dialects), or is known to be
+    /// Triton's output.
+    pub triton: bool,
 }
 
-/// The lines that say what failed.
-pub(super) fn key_lines(log: &str) -> Vec<String> {
+/// The longest shape kept from a `tensor<…>` type.
+const SHAPE_CHARS: usize = 64;
+
+/// The lines that say what failed: the first [`super::KEY_LINES`]
+/// distinct ones, and how many distinct ones there are (one pass, a set of
+/// the lines seen).
+pub(super) fn key_lines(lines: &[&str]) -> (Vec<String>, usize) {
     const MARKS: [&str; 10] = [
         "Assertion",
         "LLVM ERROR",
@@ -44,15 +53,15 @@ pub(super) fn key_lines(log: &str) -> Vec<String> {
         "Aborted",
         "AssertionError",
     ];
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let mut out: Vec<String> = Vec::new();
-    for l in log.lines() {
+    for l in lines {
         let t = l.trim();
-        if MARKS.iter().any(|m| t.contains(m)) && !out.iter().any(|o| o == t) {
+        if MARKS.iter().any(|m| t.contains(m)) && seen.insert(t) && out.len() < super::KEY_LINES {
             out.push(t.to_string());
         }
     }
-    out.truncate(12);
-    out
+    (out, seen.len())
 }
 
 fn number_after(log: &str, keys: &[&str]) -> Option<u32> {
@@ -68,8 +77,9 @@ fn number_after(log: &str, keys: &[&str]) -> Option<u32> {
     None
 }
 
-pub(super) fn context(log: &str) -> Context {
+pub(super) fn context(log: &str, triton: bool) -> Context {
     let mut c = Context {
+        triton,
         num_warps: number_after(log, &["num_warps", "num-warps\" =", "num-warps"]),
         num_stages: number_after(log, &["num_stages", "num-stages"]),
         num_ctas: number_after(log, &["num_ctas", "num-ctas\" =", "num-ctas"]),
@@ -114,8 +124,11 @@ pub(super) fn context(log: &str) -> Context {
             .collect()
     };
     for (at, _) in log.match_indices("tt.func") {
-        if let Some(a) = log[at..].find('@') {
-            let name = ident(&log[at + a + 1..]);
+        // the name is on the op's own line: looking further would read the
+        // rest of the log once per `tt.func`
+        let line = log[at..].split('\n').next().unwrap_or("");
+        if let Some(a) = line.find('@') {
+            let name = ident(&line[a + 1..]);
             if !name.is_empty() && name != "repro" {
                 c.kernel = Some(name);
                 break;
@@ -152,7 +165,7 @@ pub(super) fn context(log: &str) -> Context {
     }
     // the kernel's file: an MLIR location, or a traceback frame outside triton
     for (at, _) in log.match_indices("loc(\"") {
-        let rest = &log[at + 5..];
+        let rest = log[at + 5..].split('\n').next().unwrap_or("");
         if let Some(end) = rest.find('"') {
             let f = &rest[..end];
             if f.ends_with(".py") {
@@ -174,11 +187,15 @@ pub(super) fn context(log: &str) -> Context {
     }
     // shapes
     for (at, _) in log.match_indices("tensor<") {
+        if c.shapes.len() == 6 {
+            break;
+        }
         let shape: String = log[at + 7..]
             .chars()
+            .take(SHAPE_CHARS)
             .take_while(|ch| *ch != ',' && *ch != '>' && *ch != '!')
             .collect();
-        if shape.contains('x') && !c.shapes.contains(&shape) && c.shapes.len() < 6 {
+        if shape.contains('x') && !c.shapes.contains(&shape) {
             c.shapes.push(shape);
         }
     }

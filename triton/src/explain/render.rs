@@ -5,12 +5,15 @@ use crate::Entry;
 use serde_json::{Value, json};
 
 impl Explanation {
-    /// The `scan` command the log suggests, when it names a kernel.
+    /// The `scan` command the log suggests, when it names a kernel; the
+    /// kernel's path, read from the log, is quoted as one shell word.
     pub fn scan_command(&self) -> Option<String> {
         let c = &self.context;
         let kernel = c.kernel.as_ref()?;
         let file = c.file.clone().unwrap_or_else(|| "path/to/kernel.py".into());
-        let mut cmd = format!("linear-layout scan {file}::{kernel} --args '…'");
+        // the path is the log's: one shell word, whatever it holds
+        let target = crate::escape::shell_word(&format!("{file}::{kernel}")).into_owned();
+        let mut cmd = format!("linear-layout scan {target} --args '…'");
         if let Some(a) = &c.arch {
             cmd += &format!(" --arch {a}");
         }
@@ -43,6 +46,7 @@ impl Explanation {
                     "releases": l.releases.to_string(), "function": l.function, "location": l.cite(),
                     "ending": l.ending, "message": l.message})).collect::<Vec<_>>(),
                 "fixed_in": m.fixed_in().map(|r| r.to_string()),
+                "line": m.line,
                 "changes": m.site.changes.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
                 "workaround": m.site.workaround,
             })
@@ -55,21 +59,31 @@ impl Explanation {
                 "releases": r.releases().iter().map(|r| r.to_string()).collect::<Vec<_>>(),
                 "location": r.location, "meaning": r.meaning, "workaround": r.workaround})),
             "key_lines": self.key_lines,
+            "key_line_count": self.key_line_count,
+            "failures": self.failures,
             "site": self.site.as_ref().map(m),
             "others": self.others.iter().map(m).collect::<Vec<_>>(),
+            "unconfirmed": self.unconfirmed.iter().map(m).collect::<Vec<_>>(),
             "nearest": self.nearest.iter().map(|(s, l)| json!({"site": s.id, "message": l.message,
                 "releases": l.releases.to_string()})).collect::<Vec<_>>(),
             "findings": self.findings.iter().map(|f| json!({"line": f.line, "op": f.op,
                 "failure": f.failure.to_json(Entry::IrFile)})).collect::<Vec<_>>(),
             "context": {"kernel": c.kernel, "file": c.file, "num_warps": c.num_warps,
                 "num_stages": c.num_stages, "num_ctas": c.num_ctas, "arch": c.arch, "shapes": c.shapes,
-                "version": c.version, "dialect": c.dialect, "caught": c.caught},
+                "version": c.version, "dialect": c.dialect, "caught": c.caught,
+                "triton": c.triton},
             "scan": self.scan_command(),
         })
     }
 
-    /// As text.
+    /// As text, safe to print on a terminal: whatever the log holds is
+    /// echoed with its control characters escaped
+    /// ([`crate::escape::controls`]).
     pub fn to_text(&self) -> String {
+        crate::escape::controls(&self.text()).into_owned()
+    }
+
+    fn text(&self) -> String {
         use std::fmt::Write as _;
         let mut out = String::new();
         match &self.site {
@@ -95,11 +109,47 @@ impl Explanation {
                 );
             }
             None => {
-                let _ = writeln!(out, "Unknown: no modelled site prints this message.");
+                if self.unconfirmed.is_empty() {
+                    let _ = writeln!(out, "Unknown: no modelled site prints this message.");
+                } else {
+                    let _ = writeln!(
+                        out,
+                        "Unknown: the log does not show that Triton printed it."
+                    );
+                }
+                for u in &self.unconfirmed {
+                    let files: Vec<&str> = u.locations.iter().map(|l| l.file).collect();
+                    let _ = writeln!(
+                        out,
+                        "  site {} prints this text (line {} of the log), but {}",
+                        u.site.id,
+                        u.line,
+                        if u.locations
+                            .iter()
+                            .any(|l| l.message.contains("Assertion `"))
+                        {
+                            format!(
+                                "its assertion is in {}, and the log's line names another file",
+                                files.join(", ")
+                            )
+                        } else {
+                            "any program may print it, and the log never names Triton (paste the \
+                             whole log: the traceback or command that ran Triton)"
+                                .to_string()
+                        }
+                    );
+                }
                 if !self.key_lines.is_empty() {
                     let _ = writeln!(out, "  the log's failure lines:");
                     for l in self.key_lines.iter().take(4) {
                         let _ = writeln!(out, "    {l}");
+                    }
+                    if self.key_line_count > 4 {
+                        let _ = writeln!(
+                            out,
+                            "    … {} distinct failure lines in all",
+                            self.key_line_count
+                        );
                     }
                 }
                 if !self.nearest.is_empty() {
@@ -169,19 +219,39 @@ impl Explanation {
                 }
                 let _ = writeln!(out, "  workaround:  {}", s.workaround);
                 for o in &self.others {
-                    let _ = writeln!(
-                        out,
-                        "  also prints this message: site {} ({}; Triton {})",
-                        o.site.id,
-                        o.site.title,
-                        o.releases
-                            .iter()
-                            .map(|r| r.to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    );
+                    let releases = o
+                        .releases
+                        .iter()
+                        .map(|r| r.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    if o.line == m.line {
+                        let _ = writeln!(
+                            out,
+                            "  also prints this message: site {} ({}; Triton {releases})",
+                            o.site.id, o.site.title
+                        );
+                    } else {
+                        let _ = writeln!(
+                            out,
+                            "  another failure, line {} of the log: site {} ({}; Triton {releases})",
+                            o.line, o.site.id, o.site.title
+                        );
+                    }
                 }
             }
+        }
+        if self.failures > 1 {
+            let _ = writeln!(
+                out,
+                "  several failures: the log holds {} (distinct aborts and diagnosed errors); \
+                 this names the most specific match{}",
+                self.failures,
+                match &self.site {
+                    Some(m) => format!(", at line {} of the log", m.line),
+                    None => String::new(),
+                }
+            );
         }
         for f in &self.findings {
             let _ = writeln!(

@@ -7,9 +7,9 @@
 //! - [`predict()`]: one configuration → [`Prediction`] (a [`Verdict`] and,
 //!   when it fails, a [`Failure`] at a [`Site`]).
 //! - [`check_ttgir`]: the same site models over a TTGIR dump.
-//! - [`search`]: a whole parameter space, grouped by site and release, with
-//!   the smallest reproducer per site, each configuration's fix and the
-//!   regressions.
+//! - [`search`]: a whole parameter space, tallied by site and release,
+//!   with the smallest configurations per site, each configuration's fix
+//!   and the regressions (`crate::report::search` reports it).
 //! - [`repro`]: a Python script and a TTGIR module reproducing a failure
 //!   with the real compiler.
 //! - [`sites()`]: every site descriptor; [`site_table`] renders them.
@@ -32,6 +32,7 @@ pub(crate) mod verdict;
 pub use crate::{Ending, Entry, Failure, Site, SiteKind};
 pub use config::{Arch, Config, ConfigError, Dtype, Pattern, Variant};
 pub use predict::{predict, predict_traced};
+pub use sites::Stage;
 pub use verdict::{LoweringStep, Prediction, Verdict};
 
 /// Every failure site the finder reports (its own and the conversions'),
@@ -43,4 +44,9 @@ pub fn sites() -> Vec<&'static Site> {
 /// The site with this id (`stmatrix`, `dot_k`, …).
 pub fn site(id: &str) -> Option<&'static Site> {
     sites::by_id(id)
+}
+
+/// The part of a compile the site `id` fails in, where its model says.
+pub fn stage(id: &str) -> Option<Stage> {
+    sites::stage_of(id)
 }

@@ -22,6 +22,79 @@ pub(crate) struct Module {
     /// `triton_gpu.target` up to 3.2). Triton prints it on every module it
     /// writes.
     pub capability: Option<u32>,
+    /// `num-ctas`: the CTAs of a thread-block cluster (1 when not written).
+    pub num_ctas: u64,
+    /// The tensor-memory encodings it defines (`#tmem = #ttng.tensor_memory_encoding<…>`),
+    /// by alias.
+    pub tmem: Vec<(String, Tmem)>,
+}
+
+/// A tensor-memory encoding (`#ttng.tensor_memory_encoding<blockM = 128,
+/// blockN = 64, …>`): the tile one tcgen05 instruction writes, and how the
+/// accumulator is split among CTAs (`CTASplitM`/`CTASplitN` up to 3.7, a
+/// `CGALayout` from 3.8).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Tmem {
+    /// `blockM`.
+    pub block_m: u64,
+    /// `blockN`.
+    pub block_n: u64,
+    /// CTAs along M and along N.
+    pub split: [u64; 2],
+    /// `twoCTAs = true`: one instruction spans a pair of CTAs.
+    pub two_ctas: bool,
+}
+
+impl Tmem {
+    /// Reads the body of `#ttng.tensor_memory_encoding<…>`.
+    fn read(body: &str) -> Option<Tmem> {
+        let field = |key: &str| -> Option<u64> {
+            let pattern = format!("{key} = ");
+            let at = body.find(&pattern)? + pattern.len();
+            leading_number(&body[at..])
+        };
+        let mut split = [
+            field("CTASplitM").unwrap_or(1),
+            field("CTASplitN").unwrap_or(1),
+        ];
+        if let Some(at) = body.find("CGALayout = [") {
+            // Bases in CTA coordinates: each nonzero one doubles its dim's split.
+            let list = &body[at + "CGALayout = [".len()..];
+            let list = &list[..list.find("]]").map_or(0, |e| e + 1)];
+            for basis in list.split('[').skip(1) {
+                let coords: Vec<u64> = basis
+                    .trim_end_matches([']', ',', ' '])
+                    .split(',')
+                    .filter_map(|c| c.trim().parse().ok())
+                    .collect();
+                for (d, c) in coords.iter().enumerate().take(2) {
+                    if *c != 0 {
+                        split[d] *= 2;
+                    }
+                }
+            }
+        }
+        Some(Tmem {
+            block_m: field("blockM")?,
+            block_n: field("blockN")?,
+            split,
+            two_ctas: body.contains("twoCTAs = true"),
+        })
+    }
+}
+
+/// Every `#name = #ttng.tensor_memory_encoding<…>` definition of `text`.
+fn tmem_encodings(text: &str) -> Vec<(String, Tmem)> {
+    text.lines()
+        .filter_map(|line| {
+            let (name, body) = line
+                .trim_start()
+                .split_once(" = #ttng.tensor_memory_encoding<")?;
+            name.starts_with('#')
+                .then(|| Some((name.to_string(), Tmem::read(body)?)))
+                .flatten()
+        })
+        .collect()
 }
 
 impl Module {
@@ -29,8 +102,21 @@ impl Module {
     pub(crate) fn read(text: &str) -> Module {
         Module {
             capability: capability(text),
+            num_ctas: num_ctas(text).unwrap_or(1),
+            tmem: tmem_encodings(text),
         }
     }
+
+    /// The tensor-memory encoding named `name`.
+    pub(crate) fn tmem(&self, name: &str) -> Option<&Tmem> {
+        self.tmem.iter().find(|(n, _)| n == name).map(|(_, t)| t)
+    }
+}
+
+/// The `"ttg.num-ctas" = N` (`"triton_gpu.num-ctas"` up to 3.2) attribute.
+fn num_ctas(text: &str) -> Option<u64> {
+    let at = text.find(".num-ctas\" = ")? + ".num-ctas\" = ".len();
+    leading_number(&text[at..])
 }
 
 /// The compute capability in the module's `target = "cuda:NN"` attribute.
@@ -60,6 +146,9 @@ pub(crate) struct Op<'a> {
     /// The result's encoding, when the op yields a tensor (`-> tensor<...>`,
     /// a conversion's destination).
     pub result: Option<String>,
+    /// Every `tensor<...>` and `memdesc<...>` type on the line, in order
+    /// (a dot's operands, then its result).
+    pub types: Vec<Typed>,
     /// The module's `#alias` definitions.
     pub defs: &'a Defs,
     /// The module's own attributes.
@@ -73,6 +162,29 @@ impl Op<'_> {
         parse_attr(name, self.defs).ok()
     }
 
+    /// The operand and result types of a dot printed as `… : A * B -> D`
+    /// (`ttng.warp_group_dot`) or `… : A, sa * B, sb -> D`
+    /// (`tt.dot_scaled`): A's, B's (each the first type on its side of
+    /// ` * `, a tensor or a buffer) and the result's.
+    pub(crate) fn dot_types(&self) -> Option<DotTypes> {
+        let types = &self.line[top_level(self.line, " : ")? + 3..];
+        let star = top_level(types, " * ")?;
+        let (lhs, rest) = (&types[..star], &types[star + 3..]);
+        let arrow = top_level(rest, " -> ")?;
+        let (rhs, result) = (&rest[..arrow], &rest[arrow + 4..]);
+        let first = |side: &str| {
+            let piece = &side[..top_level(side, ", ").unwrap_or(side.len())];
+            typed(piece, "tensor<").or_else(|| typed(piece, "memdesc<"))
+        };
+        Some(DotTypes {
+            a: first(lhs)?,
+            a_in_memory: lhs.trim_start().starts_with('!'),
+            b: first(rhs)?,
+            b_in_memory: rhs.trim_start().starts_with('!'),
+            d: typed(result, "tensor<")?,
+        })
+    }
+
     /// The integer attribute `key = N` written on the op's first line
     /// (`axis = 0`).
     pub(crate) fn int_attr(&self, key: &str) -> Option<usize> {
@@ -80,6 +192,40 @@ impl Op<'_> {
         let at = self.line.find(&pattern)? + pattern.len();
         leading_number(&self.line[at..])
     }
+}
+
+/// A dot's operand and result types ([`Op::dot_types`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct DotTypes {
+    /// Operand A.
+    pub a: Typed,
+    /// Whether A is a shared-memory buffer (`!ttg.memdesc`), not a tensor.
+    pub a_in_memory: bool,
+    /// Operand B.
+    pub b: Typed,
+    /// Whether B is a shared-memory buffer.
+    pub b_in_memory: bool,
+    /// The result.
+    pub d: Typed,
+}
+
+/// The byte offset of the first `pat` in `s` outside any `<…>`, `(…)`,
+/// `{…}` or `[…]` (the `>` of `->` closes nothing).
+fn top_level(s: &str, pat: &str) -> Option<usize> {
+    let bytes = s.as_bytes();
+    let mut depth = 0i32;
+    for (i, &c) in bytes.iter().enumerate() {
+        if depth == 0 && s[i..].starts_with(pat) {
+            return Some(i);
+        }
+        match c {
+            b'<' | b'(' | b'{' | b'[' => depth += 1,
+            b'>' if i > 0 && bytes[i - 1] == b'-' => {}
+            b'>' | b')' | b'}' | b']' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// `AxBxT` → (shape, element type).
@@ -101,6 +247,20 @@ pub(crate) fn typed(line: &str, opener: &str) -> Option<Typed> {
     let comma = body.find(", #")?;
     let (shape, ty) = split_type(&body[..comma])?;
     Some((shape, ty, attribute_text(&body[comma + 2..])))
+}
+
+/// Every `tensor<...>` and `memdesc<...>` type written on `line`, in the
+/// order they appear.
+pub(crate) fn all_typed(line: &str) -> Vec<Typed> {
+    let mut starts: Vec<(usize, &str)> = ["tensor<", "memdesc<"]
+        .into_iter()
+        .flat_map(|opener| line.match_indices(opener).map(move |(at, _)| (at, opener)))
+        .collect();
+    starts.sort_unstable();
+    starts
+        .into_iter()
+        .filter_map(|(at, opener)| typed(&line[at..], opener))
+        .collect()
 }
 
 /// The attribute at the start of `s`: its alias name, or its whole inline

@@ -1,6 +1,7 @@
 //! The site descriptors and the release table as documents: the JSON that
-//! `linear-layout sites --json` prints and `notes/sites.md`, which a test
-//! keeps equal to [`markdown`].
+//! `linear-layout sites --json` prints, the plain-text table `sites`
+//! prints ([`text`]) and `notes/sites.md`, which a test keeps equal to
+//! [`markdown`].
 
 use super::sites;
 use crate::{Ending, Entry, Failure, RELEASES, Release, Site, SiteKind};
@@ -61,6 +62,7 @@ pub fn json() -> Value {
             json!({
                 "id": site.id,
                 "kind": site.kind,
+                "stage": sites::stage_of(site.id),
                 "title": site.title,
                 "workaround": site.workaround,
                 "locations": locations,
@@ -144,6 +146,9 @@ pub fn markdown() -> String {
         );
         for site in sites::all().into_iter().filter(|s| s.kind == kind) {
             let _ = writeln!(out, "### `{}`\n\n{}\n", site.id, sentence(site.title));
+            if let Some(stage) = sites::stage_of(site.id) {
+                let _ = writeln!(out, "Fails in {}.\n", stage.describe());
+            }
             let _ = writeln!(
                 out,
                 "| releases | fails by | compile ends (source / file) | where | message |\n|---|---|---|---|---|"
@@ -151,6 +156,9 @@ pub fn markdown() -> String {
             for l in site.locations {
                 let message = if l.ending == Ending::Miscompile {
                     "(none: Triton compiles the kernel, which computes wrong values)".to_string()
+                } else if l.ending == Ending::Risk {
+                    "(none: Triton compiles the kernel; the assembler may make it compute wrong values)"
+                        .to_string()
                 } else if l.message.is_empty() {
                     "(no Triton text claimed)".to_string()
                 } else {
@@ -182,8 +190,74 @@ pub fn markdown() -> String {
     out
 }
 
+/// One line per site for a terminal: its id, kind, the releases it fails
+/// in, how, and what it is; the details are `--markdown`'s.
+pub fn text() -> String {
+    let rows: Vec<[String; 5]> = sites::all()
+        .into_iter()
+        .map(|site| {
+            let mut releases: Vec<String> = Vec::new();
+            let mut endings: Vec<&str> = Vec::new();
+            for l in site.locations {
+                let r = l.releases.to_string();
+                if !releases.contains(&r) {
+                    releases.push(r);
+                }
+                let e = l.ending.describe();
+                if !endings.contains(&e) {
+                    endings.push(e);
+                }
+            }
+            [
+                site.id.to_string(),
+                match site.kind {
+                    SiteKind::Bug => "bug".to_string(),
+                    SiteKind::Rejection => "rejection".to_string(),
+                },
+                releases.join(", "),
+                endings.join("; "),
+                site.title.to_string(),
+            ]
+        })
+        .collect();
+    let header = ["site", "kind", "releases", "fails by", "what"].map(String::from);
+    let mut widths = [0usize; 4];
+    for row in std::iter::once(&header).chain(&rows) {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in std::iter::once(&header).chain(&rows) {
+        let mut line = String::new();
+        for (cell, w) in row.iter().zip(widths) {
+            let _ = write!(line, "{cell:<w$}  ");
+        }
+        let _ = writeln!(out, "{line}{}", row[4]);
+    }
+    let _ = writeln!(
+        out,
+        "\n`+` after a release: every later release too. `sites --markdown` gives each site's \
+         place in every release's source, its message, changes and workaround."
+    );
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_text_table_has_a_line_per_site_and_no_markdown() {
+        let text = super::text();
+        let sites = super::sites::all();
+        for site in &sites {
+            let starts = |l: &&str| l.split_whitespace().next() == Some(site.id);
+            assert_eq!(text.lines().filter(starts).count(), 1, "{}", site.id);
+        }
+        assert!(!text.contains('|') && !text.contains("###"));
+        // the header, the sites, a blank line and the note
+        assert_eq!(text.lines().count(), sites.len() + 3);
+    }
+
     /// `notes/sites.md` is what the descriptors say; regenerate it with
     /// `linear-layout sites --markdown > notes/sites.md`.
     #[test]

@@ -38,6 +38,9 @@ use std::fmt::{self, Write};
 pub const SVG_MAX_CELLS: usize = 64 * 64;
 /// The most elements the text table shows (256 × 256).
 pub const TABLE_MAX_CELLS: usize = 256 * 256;
+
+/// The widest line a table prints unless `--cols` asks for more columns.
+pub const TABLE_MAX_LINE: usize = 160;
 /// The cell sizes `SvgOptions::cell_px` accepts, in pixels.
 pub const ZOOM_PX: std::ops::RangeInclusive<u32> = 4..=200;
 

@@ -5,7 +5,9 @@ use super::*;
 /// A text grid: `T<thread>:<register>` (thread = lane + lanes·warp) or the
 /// shared-memory offset of each element, for the whole layout or a window;
 /// at most [`TABLE_MAX_CELLS`] elements. The error says why a layout has
-/// no table (rank, in-dims, size).
+/// no table (rank, in-dims, size). Without `--cols`, only as many columns
+/// as fit in [`TABLE_MAX_LINE`] characters are printed, and a last line
+/// says how to see the others.
 pub fn holders_table(l: &LinearLayout, window: Option<&Window>) -> Result<String, String> {
     let g = grid(l, window, TABLE_MAX_CELLS, "table")?;
     let hw = &g.hw;
@@ -57,14 +59,21 @@ pub fn holders_table(l: &LinearLayout, window: Option<&Window>) -> Result<String
         .max()
         .unwrap_or(1)
         .max(6);
+    let cols_asked = window.is_some_and(|w| w.cols.is_some());
+    let fit = (TABLE_MAX_LINE.saturating_sub(row_width) / width).max(1);
+    let shown = if cols_asked {
+        g.n_cols
+    } else {
+        g.n_cols.min(fit)
+    };
     let _ = write!(s, "{:>row_width$}", "");
-    for t in &g.col_ticks {
+    for t in &g.col_ticks[..shown] {
         let _ = write!(s, "{t:>width$}");
     }
     s.push('\n');
     for r in 0..g.n_rows {
         let _ = write!(s, "{:>row_width$}", g.row_ticks[r]);
-        let row = &labels[r * g.n_cols..(r + 1) * g.n_cols];
+        let row = &labels[r * g.n_cols..r * g.n_cols + shown];
         let used = row.iter().rposition(|l| !l.is_empty()).map_or(0, |i| i + 1);
         for label in &row[..used] {
             let _ = write!(s, "{label:>width$}");
@@ -82,6 +91,16 @@ pub fn holders_table(l: &LinearLayout, window: Option<&Window>) -> Result<String
     }
     if g.any_unheld() {
         let _ = writeln!(s, "(`-`: nobody holds that element)");
+    }
+    if shown < g.n_cols {
+        let (first, next) = (g.col_ticks[0], g.col_ticks[shown]);
+        let _ = writeln!(
+            s,
+            "(columns {first}..{next} of {} shown, to keep lines within {TABLE_MAX_LINE} \
+             characters: --cols {next}..{} shows the next ones, --cols {first}.. the full grid)",
+            g.n_cols,
+            next + (next - first),
+        );
     }
     Ok(s)
 }

@@ -4,26 +4,27 @@
 //!
 //! The space is enumerated lazily by index ([`Space::base_config`]) in
 //! parallel chunks. Each configuration is predicted once per release from
-//! the first one the space asks about ([`History`]), which gives its
-//! failures, their fixes and its regressions together; the results are
-//! folded into per-group counts ([`Report`]), so memory depends on the
-//! number of groups, not of configurations.
+//! the first one the space asks about (`History`), which gives its
+//! failures, their fixes ([`Fix`]) and its regressions together; the
+//! results are folded into per-group counts (`Tally`), so memory depends
+//! on the number of groups, not of configurations. `crate::report::search`
+//! runs a search and gives its report.
 
+mod fix;
 mod history;
-mod report;
 mod shrink;
 mod space;
+mod tally;
 
-pub use history::{Breakage, ChangeRef, Fix, History, Outcome, fix_for};
-pub use report::{Regression, Report, SiteGroup};
+pub use fix::{Attempt, ChangeRef, Fix, Scope};
+pub(crate) use history::History;
+pub use history::fix_for;
 pub use shrink::shrink;
 pub use space::{InvalidValue, Skipped, Space, default_ctas};
+pub(crate) use tally::Tally;
 
 use crate::finder::config::Config;
-use crate::finder::predict::predict_traced;
-use crate::finder::verdict::Prediction;
 use rayon::prelude::*;
-use report::Partial;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// How a search reports.
@@ -42,19 +43,23 @@ impl Default for Options {
 /// Base configurations per unit of parallel work.
 const CHUNK: u64 = 512;
 
-/// Predicts every configuration of `space` (validate it first:
+/// Predicts every configuration of `space` (validated:
 /// [`Space::validated`]), calling `progress(done, total)` with the
-/// configurations reported on so far.
-pub fn search(space: &Space, options: &Options, progress: &(dyn Fn(u64, u64) + Sync)) -> Report {
+/// configurations tallied so far.
+pub(crate) fn tally(
+    space: &Space,
+    options: &Options,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Tally {
     let base = space.base_count();
     let total = space.count();
     let done = AtomicU64::new(0);
     let per_base = space.releases.len() as u64;
     let chunks = base.div_ceil(CHUNK);
-    let partial = (0..chunks)
+    (0..chunks)
         .into_par_iter()
         .map(|chunk| {
-            let mut partial = Partial::default();
+            let mut partial = Tally::default();
             let end = ((chunk + 1) * CHUNK).min(base);
             for index in chunk * CHUNK..end {
                 if let Some(cfg) = space.base_config(index) {
@@ -65,13 +70,12 @@ pub fn search(space: &Space, options: &Options, progress: &(dyn Fn(u64, u64) + S
             progress(done.fetch_add(n, Ordering::Relaxed) + n, total);
             partial
         })
-        .reduce(Partial::default, Partial::merge);
-    partial.finish(|cfg| predict_traced(cfg, true).unwrap_or_else(|_| Prediction::ok(Vec::new())))
+        .reduce(Tally::default, Tally::merge)
 }
 
 /// One base configuration: its history from the space's first release,
 /// and what the space's releases make of it.
-fn visit(space: &Space, cfg: &Config, index: u64, options: &Options, partial: &mut Partial) {
+fn visit(space: &Space, cfg: &Config, index: u64, options: &Options, partial: &mut Tally) {
     let history = History::of(cfg);
     for (at, outcome) in history.outcomes.iter().enumerate() {
         let asked = space.releases.contains(&outcome.release)

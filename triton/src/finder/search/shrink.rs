@@ -1,7 +1,7 @@
 //! Shrinking a failing configuration to the smallest one that fails at the
 //! same site.
 
-use super::report::rank;
+use super::tally::rank;
 use crate::finder::config::Config;
 use crate::finder::predict::predict_traced;
 use crate::finder::verdict::Prediction;

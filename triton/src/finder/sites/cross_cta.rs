@@ -26,11 +26,26 @@
 //!
 //! Measured: every `inductor-3d` kernel with 2 or 4 CTAs on 3.4.0, 3.5.1,
 //! 3.6.0 and 3.7.1 that does not stop earlier (`tests/data/compile/ctas-*`).
+//!
+//! In a TTGIR module ([`op`]) the decision is the lowering's own, on the
+//! op's layouts: a `convert_layout` between two layouts that are not both
+//! blocked, MMA or slice layouts (the distributed-shared-memory pattern's,
+//! `shouldUseDistSmem`) falls to the generic pattern, which gives up when
+//! `minimalCvtLayout` keeps the `block` dim; a `local_alloc`,
+//! `local_store` or `local_load` gives up (3.5–3.7, `MemoryOpToLLVM.cpp`)
+//! when the register layout inverted and composed with the buffer's is not
+//! trivial over `block`, and 3.4's `local_load` fails to emit the transfer.
+//! Measured with the op-level `cta_convert` and `cta_local` modules.
 
 use super::Failure;
 use crate::Release;
+use crate::attr::Attr;
+use crate::finder::op::{Op, bits_of};
+use crate::layout_cvt::minimal_cvt_layout;
 use crate::release::Span;
 use crate::{Change, Ending, Location, Site, SiteKind};
+use crate::{Conversion, to_linear_layout};
+use linear_layout::{Dim, LinearLayout};
 
 static CONVERT_3_4: Location = Location {
     releases: Span::only(Release::V3_4),
@@ -103,6 +118,112 @@ pub(crate) fn transfer(
     ))
 }
 
+/// A layout the distributed-shared-memory conversion takes (NVIDIA's
+/// `ConvertLayoutOpConversion`: MMA, blocked and slice layouts).
+fn distributed_pattern_takes(attr: &Attr) -> bool {
+    matches!(
+        attr,
+        Attr::NvidiaMma(_)
+            | Attr::AmdMfma(_)
+            | Attr::AmdWmma(_)
+            | Attr::Blocked(_)
+            | Attr::Slice(_)
+    )
+}
+
+/// `attr`'s layout on `shape` as `release` builds it, where it has one.
+fn layout(attr: &Attr, shape: &[u64], release: Release, bits: Option<u64>) -> Option<LinearLayout> {
+    match to_linear_layout(attr, shape, release, bits).ok()? {
+        Conversion::Layout(l) => Some(l),
+        Conversion::NoLayout(_) => None,
+    }
+}
+
+/// How `release` lowers a TTGIR op that may move data between CTAs.
+pub(crate) fn op(op: &Op<'_>, release: Release) -> Result<(), Failure> {
+    if op.module.num_ctas <= 1 || release < Release::V3_4 || release > Release::V3_7 {
+        return Ok(());
+    }
+    let Some((shape, _, enc)) = op.tensor.as_ref() else {
+        return Ok(());
+    };
+    let Some(regs) = op.attr(enc) else {
+        return Ok(());
+    };
+    let (location, what) = match op.name {
+        "convert_layout" => {
+            let Some(dst) = op.result.as_ref().and_then(|r| op.attr(r)) else {
+                return Ok(());
+            };
+            if distributed_pattern_takes(&regs) && distributed_pattern_takes(&dst) {
+                return Ok(());
+            }
+            let (Some(src_l), Some(dst_l)) = (
+                layout(&regs, shape, release, None),
+                layout(&dst, shape, release, None),
+            ) else {
+                return Ok(());
+            };
+            let Ok(cvt) = minimal_cvt_layout(&src_l, &dst_l) else {
+                return Ok(());
+            };
+            if !cvt.in_dim_names().any(|d| d == Dim::BLOCK) {
+                return Ok(());
+            }
+            let location = if release == Release::V3_4 {
+                &CONVERT_3_4
+            } else {
+                &LEGALIZE
+            };
+            (location, "a convert_layout")
+        }
+        "local_alloc" | "local_store" | "local_load" => {
+            let Some((buf_shape, buf_ty, buf_enc)) = op.buffer.as_ref() else {
+                return Ok(());
+            };
+            let location = match (op.name, release) {
+                ("local_load", Release::V3_4) => &SHARED_3_4,
+                (_, Release::V3_4) => return Ok(()),
+                _ => &LEGALIZE,
+            };
+            let (Some(shared), true) = (op.attr(buf_enc), buf_shape == shape) else {
+                return Ok(());
+            };
+            let (Some(reg_l), Some(shared_l)) = (
+                layout(&regs, shape, release, None),
+                layout(&shared, shape, release, Some(bits_of(buf_ty))),
+            ) else {
+                return Ok(());
+            };
+            let Ok(cvt) = reg_l.invert_and_compose(&shared_l) else {
+                return Ok(());
+            };
+            if !cvt.has_in_dim(Dim::BLOCK)
+                || !cvt.has_out_dim(Dim::BLOCK)
+                || cvt.is_trivial_over(&[Dim::BLOCK]).unwrap_or(true)
+            {
+                return Ok(());
+            }
+            (location, "a shared-memory transfer")
+        }
+        _ => return Ok(()),
+    };
+    Err(Failure::at(
+        &SITE,
+        location,
+        release,
+        format!(
+            "{what} whose layouts split the tensor among CTAs differently ({} of {}): the lowering has no transfer between CTAs",
+            op.name,
+            shape
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join("x")
+        ),
+    ))
+}
+
 /// This site's model, registered in [`super::MODELS`].
 pub(crate) struct Model;
 
@@ -112,7 +233,7 @@ impl super::SiteModel for Model {
     }
 
     fn events(&self) -> &'static [super::EventKind] {
-        &[super::EventKind::CrossCta]
+        &[super::EventKind::CrossCta, super::EventKind::Op]
     }
 
     fn check(
@@ -128,6 +249,7 @@ impl super::SiteModel for Model {
                 to,
                 from_shared,
             } => transfer(what, from, to, *from_shared, release),
+            super::Event::Op(o) => op(o, release),
             _ => Ok(()),
         }
     }

@@ -15,9 +15,12 @@ pub(crate) mod convert_8bit_shuffle;
 pub(crate) mod cp_async;
 pub(crate) mod cross_cta;
 pub(crate) mod dot_k;
+pub(crate) mod dsmem_mapa;
 pub(crate) mod fp8_arch;
 pub(crate) mod fp8_promotion;
 pub(crate) mod gather_layout;
+pub(crate) mod hopper_dot_operand;
+pub(crate) mod join_split_cga;
 pub(crate) mod language_feature;
 pub(crate) mod local_load_rank3;
 pub(crate) mod mma_operand_cga;
@@ -26,6 +29,12 @@ pub(crate) mod mma_version;
 pub(crate) mod nvmma_memdesc;
 pub(crate) mod operand_shared;
 pub(crate) mod plan_cta;
+pub(crate) mod plan_cta_descriptor_gather;
+pub(crate) mod plan_cta_rank3_dot;
+pub(crate) mod plan_cta_reduce;
+pub(crate) mod ptxas_wgmma_reuse;
+pub(crate) mod scaled_dot_batched_scale;
+pub(crate) mod scaled_dot_mn_packed;
 pub(crate) mod scan_layout;
 pub(crate) mod shared_linear_xor;
 pub(crate) mod shared_tile;
@@ -37,6 +46,10 @@ pub(crate) mod tmem_lhs_cta;
 pub(crate) mod unknown_target;
 pub(crate) mod v2_shortcut_3_1;
 pub(crate) mod warp_shuffle_3_3;
+pub(crate) mod wgmma_operand_major;
+pub(crate) mod ws_partition_attr;
+pub(crate) mod ws_producer_commit;
+pub(crate) mod ws_tma_block;
 
 use super::decisions::DotShape;
 use super::op::{Op, hopper_mma};
@@ -58,8 +71,22 @@ pub(crate) enum Event<'a> {
     /// A `#name = <attr>` definition of a TTGIR module, read as the module
     /// is parsed, before any op is lowered.
     Definition(&'a Attr),
-    /// A layout-sensitive op of a TTGIR module.
+    /// A layout-sensitive op of a TTGIR module, lowered.
     Op(&'a Op<'a>),
+    /// A layout-sensitive op of a TTGIR module (on line `index` of
+    /// `lines`) as the assembler meets it, after Triton is done: the risks
+    /// of the bundled ptxas (`check_ttgir::risks`), never a failure of the
+    /// compile.
+    Assemble {
+        op: &'a Op<'a>,
+        lines: &'a [&'a str],
+        index: usize,
+    },
+    /// A layout-sensitive op of a TTGIR module as the lowering's first
+    /// pass sees it (`DecomposeUnsupportedNVIDIAConversions`, which
+    /// rewrites conversions over the whole module before anything is
+    /// allocated or lowered).
+    Decompose(&'a Op<'a>),
     /// The front end's checks of a kernel's source (`semantic.py`), before
     /// any layout exists.
     FrontEnd(&'a FrontEnd),
@@ -142,6 +169,10 @@ pub(crate) enum EventKind {
     Definition,
     /// [`Event::Op`].
     Op,
+    /// [`Event::Assemble`].
+    Assemble,
+    /// [`Event::Decompose`].
+    Decompose,
     /// [`Event::FrontEnd`].
     FrontEnd,
     /// [`Event::PlanCtas`].
@@ -182,9 +213,11 @@ pub(crate) enum EventKind {
 
 impl EventKind {
     /// Every kind, in [`Event`]'s order.
-    const ALL: [EventKind; 20] = [
+    const ALL: [EventKind; 22] = [
         EventKind::Definition,
         EventKind::Op,
+        EventKind::Assemble,
+        EventKind::Decompose,
         EventKind::FrontEnd,
         EventKind::PlanCtas,
         EventKind::ChooseMma,
@@ -212,6 +245,8 @@ impl Event<'_> {
         match self {
             Event::Definition(..) => EventKind::Definition,
             Event::Op(..) => EventKind::Op,
+            Event::Assemble { .. } => EventKind::Assemble,
+            Event::Decompose(..) => EventKind::Decompose,
             Event::FrontEnd(..) => EventKind::FrontEnd,
             Event::PlanCtas { .. } => EventKind::PlanCtas,
             Event::ChooseMma { .. } => EventKind::ChooseMma,
@@ -284,7 +319,87 @@ pub(crate) trait SiteModel: Sync {
     /// The failure `release` meets at this site in `event`, if any; a step
     /// the site has nothing to do with is `Ok`.
     fn check(&self, event: &Event<'_>, release: Release, trace: &mut Trace) -> Result<(), Failure>;
+
+    /// Where in a compile the site fails, for the sites that say (`None`:
+    /// not stated). A site of the TTGIR pass pipeline cannot be seen in a
+    /// TTGIR module: the module `check-ttgir` reads is written after those
+    /// passes ran.
+    fn stage(&self) -> Option<Stage> {
+        None
+    }
 }
+
+/// The part of a compile a site fails in.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// The TTGIR pass pipeline (`make_ttgir`): the failure happens before
+    /// the module `check-ttgir` reads exists, so only the real front end
+    /// meets it. `scan` and the Python guard run that front end and report
+    /// its failure, and `explain` names the site from the message; a TTGIR
+    /// module has nothing to check.
+    TtgirPasses,
+    /// The LLVM lowering (`make_llir`) of the module `check-ttgir` reads:
+    /// the site's model checks the ops of that module.
+    Lowering,
+}
+
+impl Stage {
+    /// Words for people.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Stage::TtgirPasses => {
+                "the TTGIR passes (make_ttgir): named by `explain` from the message, reported by \
+                 `scan` and the guard as the real front end's failure; no TTGIR module shows it"
+            }
+            Stage::Lowering => {
+                "the LLVM lowering (make_llir): `check-ttgir` finds the op in the module"
+            }
+        }
+    }
+}
+
+/// The stage the model of site `id` declares.
+pub fn stage_of(id: &str) -> Option<Stage> {
+    MODELS
+        .iter()
+        .find(|m| m.site().id == id)
+        .and_then(|m| m.stage())
+}
+
+/// The model of a site of the TTGIR pass pipeline: the descriptor is all
+/// there is (see [`Stage::TtgirPasses`]), no event of a TTGIR module or of
+/// the finder's patterns reaches it.
+macro_rules! passes_only_model {
+    () => {
+        /// The model: nothing to check in a TTGIR module.
+        pub(crate) struct Model;
+
+        impl super::SiteModel for Model {
+            fn site(&self) -> &'static crate::Site {
+                &SITE
+            }
+
+            fn events(&self) -> &'static [super::EventKind] {
+                &[]
+            }
+
+            fn check(
+                &self,
+                _event: &super::Event<'_>,
+                _release: crate::Release,
+                _trace: &mut crate::finder::verdict::Trace,
+            ) -> Result<(), super::Failure> {
+                Ok(())
+            }
+
+            fn stage(&self) -> Option<super::Stage> {
+                Some(super::Stage::TtgirPasses)
+            }
+        }
+    };
+}
+pub(crate) use passes_only_model;
 
 /// Every site model, in the order a release meets them within one step:
 /// a module's definitions, the front end, CTA planning, the MMA choice,
@@ -292,14 +407,24 @@ pub(crate) trait SiteModel: Sync {
 /// within a conversion the scratch buffer (3.1), the layouts, the shuffle
 /// plan, the operand shortcut and the byte permutes. Adding a site is
 /// adding its file and a line here.
-pub(crate) static MODELS: [&dyn SiteModel; 30] = [
+pub(crate) static MODELS: [&dyn SiteModel; 43] = [
     &cga_spelling::Model,
+    // the TTGIR passes: named from their messages, never met in a module
+    &scaled_dot_batched_scale::Model,
+    &ws_partition_attr::Model,
+    &ws_tma_block::Model,
+    &ws_producer_commit::Model,
+    &join_split_cga::Model,
+    &plan_cta_reduce::Model,
+    &plan_cta_rank3_dot::Model,
+    &plan_cta_descriptor_gather::Model,
     &language_feature::Model,
     &fp8_arch::Model,
     &dot_k::Model,
     &acc_dtype::Model,
     &plan_cta::Model,
     &mma_version::Model,
+    &hopper_dot_operand::Model,
     &nvmma_memdesc::Model,
     &shared_tile::Model,
     &operand_shared::Model,
@@ -317,12 +442,16 @@ pub(crate) static MODELS: [&dyn SiteModel; 30] = [
     &tcgen05_operand_3_3::Model,
     &tmem_lhs_cta::Model,
     &cross_cta::Model,
+    &dsmem_mapa::Model,
+    &wgmma_operand_major::Model,
+    &scaled_dot_mn_packed::Model,
     &mma_operand_cga::Model,
     &tcgen05_cga::Model,
     &tmem_cta_3_5::Model,
     &scan_layout::Model,
     &unknown_target::Model,
     &gather_layout::Model,
+    &ptxas_wgmma_reuse::Model,
 ];
 
 /// Runs every site's model of `event`'s kind on it: the first failure, in
@@ -362,12 +491,27 @@ pub fn all() -> Vec<&'static Site> {
     sites
 }
 
-/// Converting to or from a Hopper MMA asks for its linear layout, from 3.2
-/// (3.1 converts through the legacy `ConvertLayoutOpConversion`, which
-/// never does: notes/finder-lowering.md §3; blocked ↔ Hopper MMA converts
-/// with instruction N 8, or one warp, compile on 3.1.0). A failure is the
-/// conversion's own.
+/// Where the lowering asks for an NVIDIA MMA layout's linear layout, the
+/// conversion's own failure is the op's: converting to or from a Hopper
+/// MMA, from 3.2 (3.1 converts through the legacy
+/// `ConvertLayoutOpConversion`, which never does: notes/finder-lowering.md
+/// §3; blocked ↔ Hopper MMA converts with instruction N 8, or one warp,
+/// compile on 3.1.0); and emitting the indices of a `make_range` over a
+/// slice of an MMA accumulator, or of a `tt.reduce` of one, in every
+/// release (`emitIndices` goes through `toLinearLayout`: 3.1's
+/// `MakeRangeOpToLLVM.cpp:27`, `ReduceOpToLLVM.cpp:161`; measured on
+/// 3.1.0, whose Hopper conversion asserts on instruction N 8, with the
+/// op-level `mma_indices` modules).
 struct HopperMmaLayout;
+
+/// The NVIDIA MMA accumulator `attr` is, or is a slice of.
+fn mma_of(attr: &Attr) -> Option<&NvidiaMma> {
+    match attr {
+        Attr::NvidiaMma(m) => Some(m),
+        Attr::Slice(s) => mma_of(&s.parent),
+        _ => None,
+    }
+}
 
 impl SiteModel for HopperMmaLayout {
     fn site(&self) -> &'static Site {
@@ -382,22 +526,37 @@ impl SiteModel for HopperMmaLayout {
         let Event::Op(op) = event else {
             return Ok(());
         };
-        if op.name != "convert_layout" || !release.lowers_with_linear_layouts() {
-            return Ok(());
-        }
-        let Some((shape, _, src)) = op.tensor.as_ref() else {
-            return Ok(());
-        };
-        let [rows, cols] = shape[..] else {
-            return Ok(());
-        };
-        let mma = [Some(src.clone()), op.result.clone()]
-            .into_iter()
-            .flatten()
-            .find_map(|name| hopper_mma(op.attr(&name)?));
-        match mma {
-            Some(mma) => mma_layout(&mma.attr(), [rows, cols], release, trace),
-            None => Ok(()),
+        match op.name {
+            "make_range" | "reduce" => {
+                let Some((shape, _, enc)) = op.tensor.as_ref() else {
+                    return Ok(());
+                };
+                let Some(attr) = op.attr(enc) else {
+                    return Ok(());
+                };
+                if mma_of(&attr).is_none() {
+                    return Ok(());
+                }
+                let text = || format!("the indices of {}", op.name);
+                converted(&attr, shape, release, None, trace, text).map(|_| ())
+            }
+            "convert_layout" if release.lowers_with_linear_layouts() => {
+                let Some((shape, _, src)) = op.tensor.as_ref() else {
+                    return Ok(());
+                };
+                let [rows, cols] = shape[..] else {
+                    return Ok(());
+                };
+                let mma = [Some(src.clone()), op.result.clone()]
+                    .into_iter()
+                    .flatten()
+                    .find_map(|name| hopper_mma(op.attr(&name)?));
+                match mma {
+                    Some(mma) => mma_layout(&mma.attr(), [rows, cols], release, trace),
+                    None => Ok(()),
+                }
+            }
+            _ => Ok(()),
         }
     }
 }
@@ -469,10 +628,19 @@ mod tests {
             assert_eq!(*kind as usize, index, "{kind:?}");
         }
         for model in MODELS {
-            assert!(!model.events().is_empty(), "{}", model.site().id);
+            // A site of the pass pipeline has no event: `explain` names it.
+            let passes_only = model.stage() == Some(Stage::TtgirPasses);
+            assert_eq!(
+                model.events().is_empty(),
+                passes_only,
+                "{}",
+                model.site().id
+            );
             for kind in model.events() {
                 assert!(
-                    models_of(*kind).iter().any(|m| std::ptr::addr_eq(*m, model)),
+                    models_of(*kind)
+                        .iter()
+                        .any(|m| std::ptr::addr_eq(*m, model)),
                     "{} is not run on {kind:?}",
                     model.site().id
                 );

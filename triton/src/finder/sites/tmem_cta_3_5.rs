@@ -69,7 +69,7 @@ impl super::SiteModel for Model {
     }
 
     fn events(&self) -> &'static [super::EventKind] {
-        &[super::EventKind::TmemAccumulator]
+        &[super::EventKind::TmemAccumulator, super::EventKind::Op]
     }
 
     fn check(
@@ -80,6 +80,14 @@ impl super::SiteModel for Model {
     ) -> std::result::Result<(), Failure> {
         match event {
             super::Event::TmemAccumulator { tiling } => accumulator(*tiling, release),
+            // The same lowering stores and loads a TTGIR module's
+            // accumulator, tiled as its tensor-memory encoding says.
+            super::Event::Op(op) if matches!(op.name, "tmem_load" | "tmem_store") => {
+                match op.buffer.as_ref().and_then(|b| op.module.tmem(&b.2)) {
+                    Some(tmem) => accumulator(tmem.split, release),
+                    None => Ok(()),
+                }
+            }
             _ => Ok(()),
         }
     }

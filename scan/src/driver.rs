@@ -1,0 +1,529 @@
+//! The scan itself: interpreters, the kernel's inspection and space,
+//! every front end (from the cache or in workers), the model over every
+//! module, the confirmations and the artefacts.
+
+use super::args::ArgValue;
+use super::cache::{self, Cache, JobResult, JobStatus};
+use super::python::{self, Interpreter, Worker, WorkerSpec};
+use super::space::{self, Inspection, ScanConfig};
+use super::{Progress, ScanError, ScanReport, ScanRequest, artefacts, hash, report};
+use linear_layout_triton::finder::Arch;
+use linear_layout_triton::finder::check_ttgir::{self, Finding};
+use linear_layout_triton::report::{ConfigOutcome, Timing};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// The request with what `--call`'s launch says filled in.
+fn with_capture(
+    req: &ScanRequest,
+    script: &std::path::Path,
+    interp: &Interpreter,
+    call: &str,
+    say: Progress,
+) -> Result<ScanRequest, ScanError> {
+    say(&format!(
+        "running {call} to capture its launch (Triton {})",
+        interp.wheel
+    ));
+    let arch = req.axes.archs.first().copied().unwrap_or(Arch::Sm90);
+    let spec = WorkerSpec {
+        script,
+        kernel: None,
+        paths: &req.paths,
+        capability: arch.capability(),
+        timeout: req.timeout,
+        log: None,
+    };
+    let call_error = |e: ScanError| ScanError::Call {
+        call: call.to_string(),
+        source: Box::new(e),
+    };
+    let v = python::capture(&interp.python, &spec, call).map_err(call_error)?;
+    let mut out = req.clone();
+    out.kernel = v["kernel"]
+        .as_str()
+        .ok_or(call_error(ScanError::Incomplete("kernel")))?
+        .to_string();
+    if let Some(args) = v["args"].as_object() {
+        for (name, value) in args {
+            if out.args.iter().any(|(n, _)| n == name) {
+                continue;
+            }
+            let value = match value {
+                Value::Object(o) if o.contains_key("ptr") => ArgValue::Ptr {
+                    dtype: o["ptr"].as_str().unwrap_or("fp32").to_string(),
+                    aligned: o.get("aligned").and_then(Value::as_bool).unwrap_or(true),
+                },
+                Value::Object(o) if o.contains_key("tl") => {
+                    ArgValue::TlDtype(o["tl"].as_str().unwrap_or("float32").to_string())
+                }
+                Value::String(s) => ArgValue::Str(s.clone()),
+                other => ArgValue::from_json(other)?,
+            };
+            out.args.push((name.clone(), value));
+        }
+    }
+    let opt = |k: &str| {
+        v["options"]
+            .get(k)
+            .and_then(Value::as_u64)
+            .map(|n| vec![n as u32])
+    };
+    if out.axes.num_warps.is_empty() {
+        out.axes.num_warps = opt("num_warps").unwrap_or_default();
+    }
+    if out.axes.num_stages.is_empty() {
+        out.axes.num_stages = opt("num_stages").unwrap_or_default();
+    }
+    if out.axes.num_ctas.is_empty() {
+        out.axes.num_ctas = opt("num_ctas").unwrap_or_default();
+    }
+    out.call = None;
+    Ok(out)
+}
+
+/// One job for a worker.
+struct Job {
+    release: usize,
+    config: usize,
+    key: String,
+    request: Value,
+}
+
+/// Runs every job in workers, grouped by (release, target), `jobs` workers
+/// at a time; each answer is stored in the cache as it comes.
+#[allow(clippy::too_many_arguments)] // the scan's parts, each used once
+fn run_jobs(
+    req: &ScanRequest,
+    cache: &Cache,
+    kind: &str,
+    script: &std::path::Path,
+    interps: &[Interpreter],
+    configs: &[ScanConfig],
+    jobs: Vec<Job>,
+    say: Progress,
+) -> BTreeMap<(usize, usize), JobResult> {
+    let mut groups: BTreeMap<(usize, Arch), Vec<Job>> = BTreeMap::new();
+    for j in jobs {
+        groups
+            .entry((j.release, configs[j.config].arch))
+            .or_default()
+            .push(j);
+    }
+    let total: usize = groups.values().map(Vec::len).sum();
+    let done = Mutex::new((0usize, BTreeMap::new()));
+    let queue = Mutex::new(groups.into_iter().collect::<Vec<_>>());
+    let started = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..req.jobs.max(1) {
+            s.spawn(|| {
+                loop {
+                    let Some(((r, arch), group)) = queue.lock().ok().and_then(|mut q| q.pop())
+                    else {
+                        return;
+                    };
+                    let interp = &interps[r];
+                    let log = cache.root().join("logs").join(format!(
+                        "worker-{}-{}.log",
+                        interp.wheel,
+                        arch.name()
+                    ));
+                    let _ = std::fs::create_dir_all(cache.root().join("logs"));
+                    let spec = WorkerSpec {
+                        script,
+                        kernel: Some(&req.kernel),
+                        paths: &req.paths,
+                        capability: arch.capability(),
+                        timeout: req.timeout,
+                        log: Some(&log),
+                    };
+                    let mut worker = Worker::start(&interp.python, &spec);
+                    for job in group {
+                        let answer = match worker.as_mut() {
+                            Ok(w) => w.request(&job.request).map_err(|e| e.to_string()),
+                            Err(e) => Err(e.to_string()),
+                        };
+                        let entry = match answer {
+                            Ok(v) => JobResult::from_worker(&v),
+                            Err(e) => {
+                                // the worker itself died: start a fresh one for the rest
+                                worker = Worker::start(&interp.python, &spec);
+                                JobResult {
+                                    status: JobStatus::Abort,
+                                    message: format!("the worker died: {e}"),
+                                    exception: None,
+                                    stage: None,
+                                    signal: None,
+                                    seconds: 0.0,
+                                    stderr_tail: Vec::new(),
+                                    heuristics: BTreeMap::new(),
+                                    ttgir: None,
+                                }
+                            }
+                        };
+                        let transient = entry.message.starts_with("the worker died");
+                        if !transient {
+                            if let Err(e) = cache.put(kind, &job.key, &entry) {
+                                say(&format!("warning: {e}"));
+                            }
+                        }
+                        let mut d = done.lock().unwrap_or_else(|e| e.into_inner());
+                        d.0 += 1;
+                        let n = d.0;
+                        d.1.insert((job.release, job.config), entry);
+                        drop(d);
+                        let secs = started.elapsed().as_secs_f64();
+                        say(&format!(
+                            "{kind}: {n}/{total} (Triton {} {}) {:.0} s, about {:.0} s left",
+                            interp.wheel,
+                            arch.name(),
+                            secs,
+                            secs / n as f64 * (total - n) as f64
+                        ));
+                    }
+                }
+            });
+        }
+    });
+    done.into_inner().unwrap_or_else(|e| e.into_inner()).1
+}
+
+/// Inspects the kernel for each target with the newest interpreter,
+/// reusing the cached answer while the files it was read from are
+/// unchanged.
+fn inspect_all(
+    req: &ScanRequest,
+    cache: &Cache,
+    script: &std::path::Path,
+    interp: &Interpreter,
+    say: Progress,
+) -> Result<BTreeMap<Arch, Inspection>, ScanError> {
+    let args_json: BTreeMap<String, Value> = req
+        .args
+        .iter()
+        .map(|(n, v)| (n.clone(), v.to_worker()))
+        .collect();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let mut out = BTreeMap::new();
+    for &arch in &req.axes.archs {
+        let index_key = hash::hex(
+            json!({"kernel": req.kernel, "cwd": cwd, "paths": req.paths, "arch": arch.name(),
+                   "python": interp.id, "worker": hash::hex(python::WORKER.as_bytes())})
+            .to_string()
+            .as_bytes(),
+        );
+        let cached = cache.get_json("inspect", &index_key).and_then(|v| {
+            let files: BTreeMap<String, String> =
+                serde_json::from_value(v.get("files")?.clone()).ok()?;
+            let names: Vec<String> = files.keys().cloned().collect();
+            (cache::file_hashes(&names) == files).then(|| v.get("result").cloned())?
+        });
+        let result = match cached {
+            Some(r) => r,
+            None => {
+                say(&format!(
+                    "inspecting {} for {} with Triton {}",
+                    req.kernel,
+                    arch.name(),
+                    interp.wheel
+                ));
+                let log = cache.root().join("logs").join("inspect.log");
+                let _ = std::fs::create_dir_all(cache.root().join("logs"));
+                let spec = WorkerSpec {
+                    script,
+                    kernel: Some(&req.kernel),
+                    paths: &req.paths,
+                    capability: arch.capability(),
+                    timeout: req.timeout,
+                    log: Some(&log),
+                };
+                let r = python::inspect(&interp.python, &spec, &json!(args_json))
+                    .map_err(|e| e.for_kernel(&req.kernel))?;
+                let files: Vec<String> = r
+                    .get("files")
+                    .and_then(Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|x| x.as_str().map(String::from))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let _ = cache.put_json(
+                    "inspect",
+                    &index_key,
+                    &json!({"files": cache::file_hashes(&files), "result": r}),
+                );
+                r
+            }
+        };
+        out.insert(arch, Inspection::from_json(&result)?);
+    }
+    Ok(out)
+}
+
+/// Checks the arguments against the kernel's parameters: every name is a
+/// parameter, every parameter without a default has a value somewhere.
+fn check_args(
+    req: &ScanRequest,
+    insp: &Inspection,
+    configs: &[ScanConfig],
+) -> Result<(), ScanError> {
+    let names: Vec<&str> = insp.params.iter().map(|p| p.0.as_str()).collect();
+    let given = req
+        .args
+        .iter()
+        .map(|(n, _)| n)
+        .chain(req.axes.constexprs.iter().map(|(n, _)| n));
+    for n in given {
+        if !names.contains(&n.as_str()) {
+            return Err(ScanError::UnknownParameter {
+                kernel: insp.name.clone(),
+                name: n.clone(),
+                params: names.iter().map(|p| p.to_string()).collect(),
+            });
+        }
+    }
+    let uses_t = req
+        .args
+        .iter()
+        .any(|(_, v)| matches!(v, ArgValue::Ptr { dtype, .. } if dtype == "T"));
+    if !req.axes.dtypes.is_empty() && !uses_t {
+        return Err(ScanError::UnusedDtype);
+    }
+    if uses_t && req.axes.dtypes.is_empty() {
+        return Err(ScanError::MissingDtype);
+    }
+    let Some(first) = configs.first() else {
+        return Ok(());
+    };
+    let missing: Vec<String> = insp
+        .params
+        .iter()
+        .filter(|(n, _, default)| {
+            default.is_none()
+                && !req.args.iter().any(|(a, _)| a == n)
+                && !first.kwargs.iter().any(|(k, _)| k == n)
+                && !insp.heuristics.contains(n)
+        })
+        .map(|(n, _, _)| n.clone())
+        .collect();
+    if !missing.is_empty() {
+        return Err(ScanError::MissingValues {
+            kernel: insp.name.clone(),
+            names: missing,
+        });
+    }
+    Ok(())
+}
+
+/// The findings of the model on one module, as a compile from source
+/// meets them: a layout definition the release's parser refuses only
+/// matters when TTGIR text is parsed, and this module was printed by the
+/// release itself.
+pub fn check_module(text: &str, release: linear_layout_triton::Release) -> Vec<Finding> {
+    check_ttgir::check(text, release)
+        .map(|fs| fs.into_iter().filter(|f| !f.op.starts_with('#')).collect())
+        .unwrap_or_default()
+}
+
+/// Scans the kernel: every configuration of its space, in every release
+/// found.
+pub fn scan(req: &ScanRequest, say: Progress) -> Result<ScanReport, ScanError> {
+    let t0 = Instant::now();
+    let cache = Cache::new(req.cache_dir.clone());
+    let script = python::worker_script(req.cache_dir.as_path())?;
+    let interps = python::resolve(&req.python, say);
+    let Some(newest) = interps.found.last().cloned() else {
+        return Err(ScanError::NoRelease {
+            not_scanned: interps.missing,
+        });
+    };
+    let captured;
+    let req = match &req.call {
+        Some(call) => {
+            captured = with_capture(req, &script, &newest, call, say)?;
+            &captured
+        }
+        None => req,
+    };
+    let inspections = inspect_all(req, &cache, &script, &newest, say)?;
+    let configs = space::expand(&req.axes, &|arch| {
+        inspections
+            .get(&arch)
+            .map(|i| i.autotune.clone())
+            .unwrap_or_default()
+    });
+    let first = inspections.values().next().ok_or(ScanError::NoTarget)?;
+    check_args(req, first, &configs)?;
+    let inspected = t0.elapsed().as_secs_f64();
+
+    // Front ends: the cache, then workers for the rest.
+    let mut entries: BTreeMap<(usize, usize), JobResult> = BTreeMap::new();
+    let mut pending = Vec::new();
+    // configurations whose front ends are the same (a constexpr the code
+    // never reads, an integer of the same specialisation) run once
+    let mut twins: BTreeMap<String, Vec<(usize, usize)>> = BTreeMap::new();
+    for (r, interp) in interps.found.iter().enumerate() {
+        for (c, cfg) in configs.iter().enumerate() {
+            let insp = &inspections[&cfg.arch];
+            let key = space::front_end_key("front_end", insp, &req.args, cfg, &interp.id);
+            match cache.get("front_end", &key) {
+                Some(e) => {
+                    entries.insert((r, c), e);
+                }
+                None => {
+                    let same = twins.entry(key.clone()).or_default();
+                    if same.is_empty() {
+                        pending.push(Job {
+                            release: r,
+                            config: c,
+                            key: key.clone(),
+                            request: space::job("front_end", c, &req.args, cfg),
+                        });
+                    }
+                    same.push((r, c));
+                }
+            }
+        }
+    }
+    let cached = entries.len();
+    let ran = pending.len();
+    if ran > 0 {
+        say(&format!(
+            "{ran} front ends to run ({cached} cached), {} worker(s) at a time",
+            req.jobs
+        ));
+    }
+    let t_front = Instant::now();
+    entries.extend(run_jobs(
+        req,
+        &cache,
+        "front_end",
+        &script,
+        &interps.found,
+        &configs,
+        pending,
+        say,
+    ));
+    let front_secs = t_front.elapsed().as_secs_f64();
+    for same in twins.values() {
+        if let Some(e) = same.first().and_then(|first| entries.get(first)).cloned() {
+            for rc in &same[1..] {
+                entries.insert(*rc, e.clone());
+            }
+        }
+    }
+
+    // The model on every module.
+    let t_check = Instant::now();
+    let outcomes = report::outcomes(&interps.found, &configs, &entries);
+    let check_secs = t_check.elapsed().as_secs_f64();
+
+    let timing = Timing {
+        inspect_s: inspected,
+        front_end_s: front_secs,
+        check_s: check_secs,
+        cached,
+        ran,
+    };
+    let mut rep = report::build(req, &interps, first, &configs, outcomes, timing);
+
+    // Confirmation: real compiles of the failing configurations and a
+    // sample of the passing ones.
+    if req.confirm {
+        let mut jobs = Vec::new();
+        for (r, interp) in interps.found.iter().enumerate() {
+            let mut passing = 0;
+            for (c, cfg) in configs.iter().enumerate() {
+                let o = &rep.outcomes[r][c];
+                let wanted = match o {
+                    ConfigOutcome::Fails { .. } => true,
+                    ConfigOutcome::Passes => {
+                        passing += 1;
+                        passing <= req.confirm_passing
+                    }
+                    _ => false,
+                };
+                if !wanted {
+                    continue;
+                }
+                let insp = &inspections[&cfg.arch];
+                let key = space::front_end_key("compile", insp, &req.args, cfg, &interp.id);
+                match cache.get("compile", &key) {
+                    Some(e) => report::confirm(&mut rep, r, c, &e),
+                    None => jobs.push(Job {
+                        release: r,
+                        config: c,
+                        key,
+                        request: space::job("compile", c, &req.args, cfg),
+                    }),
+                }
+            }
+        }
+        if !jobs.is_empty() {
+            say(&format!("confirming: {} full compiles", jobs.len()));
+        }
+        let done = run_jobs(
+            req,
+            &cache,
+            "compile",
+            &script,
+            &interps.found,
+            &configs,
+            jobs,
+            say,
+        );
+        for ((r, c), e) in done {
+            report::confirm(&mut rep, r, c, &e);
+        }
+    }
+
+    // Per site: the reproducer and the minimal module.
+    let inputs = artefacts::Inputs {
+        req,
+        cache: &cache,
+        script: &script,
+        interps: &interps.found,
+        inspections: &inspections,
+        entries: &entries,
+    };
+    artefacts::write(&mut rep, &inputs, say)?;
+    rep.seconds = t0.elapsed().as_secs_f64();
+    Ok(rep)
+}
+
+/// Compiles a TTGIR module with one release (in a worker), cached by text.
+pub(crate) fn compile_module(
+    cache: &Cache,
+    script: &std::path::Path,
+    interp: &Interpreter,
+    capability: u32,
+    text: &str,
+    timeout: u64,
+) -> Result<JobResult, ScanError> {
+    let key = hash::hex(
+        json!({"kind": "compile_ir", "python": interp.id, "cap": capability, "text": text,
+               "worker": hash::hex(python::WORKER.as_bytes())})
+        .to_string()
+        .as_bytes(),
+    );
+    if let Some(e) = cache.get("compile_ir", &key) {
+        return Ok(e);
+    }
+    let spec = WorkerSpec {
+        script,
+        kernel: None,
+        paths: &[],
+        capability,
+        timeout,
+        log: None,
+    };
+    let mut w = Worker::start(&interp.python, &spec)?;
+    let answer = w.request(&json!({"id": 0, "op": "compile_ir", "ttgir": text}))?;
+    let mut e = JobResult::from_worker(&answer);
+    e.ttgir = None;
+    cache.put("compile_ir", &key, &e)?;
+    Ok(e)
+}
