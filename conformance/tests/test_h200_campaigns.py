@@ -14,9 +14,10 @@ import os
 
 import pytest
 from cfhelpers import REPO
-from llconformance.replay import replay_record
 
-DATA = os.path.join(REPO, "python", "tests", "conformance", "data")
+from linear_layout_conformance.replay import replay_record
+
+DATA = os.path.join(REPO, "conformance", "tests", "data")
 
 
 @pytest.mark.parametrize("release", ["3.9", "3.8"])

@@ -23,15 +23,16 @@ import random
 import numpy as np
 import pytest
 from cfhelpers import REPO, venv_python
-from llconformance.lang import FAMILIES
-from llconformance.lang.cases import data_of, kernel_of, make_case, make_cases
-from llconformance.lang.cli import replay
-from llconformance.lang.job import check_outputs, pack, selfcheck, unpack
-from llconformance.lang.refusals import refusal
-from llconformance.lang.spec import GUARD, compare, representable
-from llconformance.runner import run_cases
 
-DATA = os.path.join(REPO, "python", "tests", "conformance", "data")
+from linear_layout_conformance.lang import FAMILIES
+from linear_layout_conformance.lang.cases import data_of, kernel_of, make_case, make_cases
+from linear_layout_conformance.lang.cli import replay
+from linear_layout_conformance.lang.job import check_outputs, pack, selfcheck, unpack
+from linear_layout_conformance.lang.refusals import refusal
+from linear_layout_conformance.lang.spec import GUARD, compare, representable
+from linear_layout_conformance.runner import run_cases
+
+DATA = os.path.join(REPO, "conformance", "tests", "data")
 
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
