@@ -18,12 +18,25 @@ repo=$(cd "$here/.." && pwd)
 cd "$repo"
 [ -x target/release/linear-layout ] || cargo build --release
 venv=target/conformance/pytest-venv
-# (a venv whose interpreter is gone, made by another checkout, is made again)
-if ! "$venv/bin/python" -c '' 2>/dev/null || [ ! -x "$venv/bin/pytest" ] || [ ! -x "$venv/bin/ruff" ]; then
+# (a venv whose interpreter is gone, made by another checkout, is made again; numpy serves
+# the expected values of the Python-language families)
+if ! "$venv/bin/python" -c 'import numpy' 2>/dev/null || [ ! -x "$venv/bin/pytest" ] || [ ! -x "$venv/bin/ruff" ]; then
   rm -rf "$venv"
   python3 -m venv "$venv"
-  "$venv/bin/pip" install --disable-pip-version-check -q pytest "ruff==${RUFF_VERSION:-0.17.6}"
+  "$venv/bin/pip" install --disable-pip-version-check -q pytest numpy "ruff==${RUFF_VERSION:-0.17.6}"
 fi
+# numpy for the workers of the Python-language families (the wheel venvs have none), installed
+# for the newest wheel's interpreter
+# shellcheck source=.ci/releases.sh
+source .ci/releases.sh
+load_releases "$(target/release/linear-layout releases --json)"
+deps=target/conformance/pydeps
+if ! PYTHONPATH=$deps "$(bash tests/oracle/venv.sh "$newest")" -c "import numpy" 2>/dev/null; then
+  "$venv/bin/pip" install --disable-pip-version-check -q --target "$deps" numpy
+fi
+# only the lang workers get it (test_lang.py): with numpy importable, the TTGIR self-check's
+# matmul takes numpy's path, which its symbolic values do not survive
+export CONFORMANCE_LANG_PYDEPS=$repo/$deps
 (cd "$here" && "$repo/$venv/bin/ruff" format --check . && "$repo/$venv/bin/ruff" check .)
 cd "$here"
 exec "$repo/$venv/bin/pytest" tests -q -p no:cacheprovider "$@"

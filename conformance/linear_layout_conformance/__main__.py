@@ -46,6 +46,7 @@ COMMANDS = (
     "replay",
     "bundle",
     "campaign",
+    "lang",
 )
 
 
@@ -268,6 +269,10 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["lang"]:  # the Python-language families (see lang/cli.py)
+        from .lang.cli import main as lang_main
+
+        return lang_main(argv[1:])
     if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help")):
         argv = ["run", *argv]
     args = parser().parse_args(argv)

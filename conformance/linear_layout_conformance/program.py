@@ -615,7 +615,10 @@ def matmul(
             _FAST_MATMUL.append(_matmul_backend())
         f = _FAST_MATMUL[0]
         if f is not None:
-            return f(a, b, m, k, n)
+            try:
+                return f(a, b, m, k, n)
+            except (TypeError, ValueError):  # symbolic values (the self-check): pure Python
+                pass
     nz = [[(r, b[r * n + j]) for r in range(k) if b[r * n + j]] for j in range(n)]
     out: list[Any] = []
     for i in range(m):

@@ -33,6 +33,8 @@ _WIDTH = {"8": 8, "16": 16, "32": 32, "64": 64}
 
 
 def _bits(ty: str) -> int:
+    if ty == "pred":  # predicates: and/or/mov of one bit (reductions' combines)
+        return 1
     m = re.search(r"(\d+)$", ty)
     if not m or m.group(1) not in _WIDTH:
         raise PtxError(f"no width in type {ty!r}")

@@ -268,6 +268,10 @@ class Worker:
     def _job(
         self, case: dict[str, Any], rec: dict[str, Any], t0: float, say: Any
     ) -> dict[str, Any]:
+        if case.get("lang"):  # a kernel in Triton's Python language (see lang/)
+            from .lang.job import job as lang_job
+
+            return lang_job(self, case, rec, say)
         prog = case_program(case)
         text = case.get("ttgir") or ""
         if not text:
@@ -277,6 +281,9 @@ class Worker:
         say({"event": "phase", "id": case["id"], "phase": "compile"})
         kernel, info = self.compile(text, case["params"]["cap"])
         rec.update(info)
+        from .ptxas import ptxas_of  # the assembler that made (or would make) the cubin
+
+        rec["ptxas"] = ptxas_of(case["params"]["cap"])
         if kernel is None:
             return rec
         tp = time.time()
