@@ -12,6 +12,7 @@
 #   every_run        what every run checks: the releases up to the first that
 #                    models several CTAs, and the newest
 #   rotating         the others: each run checks one of them, chosen by its seed
+#   amd              the wheels whose AMD targets are modelled
 #
 # and `wheel_of NAME` prints the wheel of the release named NAME ("3.2").
 #
@@ -31,15 +32,17 @@ print(" ".join(r["wheel"] for r in rows if r["gluon_oracle"]))
 print(" ".join(r["wheel"] for r in rows if not r["catches_crashes"]))
 print(" ".join(r["wheel"] for r in every))
 print(" ".join(r["wheel"] for r in rows if r not in every))
+print(" ".join(r["wheel"] for r in rows if r["models_amd"]))
 ' "$1") || { echo "load_releases: cannot read the release table" >&2; return 1; }
-  local w m g a e r
-  { read -r w; read -r m; read -r g; read -r a; read -r e; read -r r; } <<<"$lines"
+  local w m g a e r d
+  { read -r w; read -r m; read -r g; read -r a; read -r e; read -r r; read -r d; } <<<"$lines"
   read -r -a wheels <<<"$w"
   read -r -a multi_cta <<<"$m"
   read -r -a gluon <<<"$g"
   read -r -a aborts <<<"$a"
   read -r -a every_run <<<"$e"
   read -r -a rotating <<<"$r"
+  read -r -a amd <<<"$d"
   newest=${wheels[${#wheels[@]}-1]}
   [ ${#wheels[@]} -gt 0 ] && [ ${#every_run[@]} -gt 0 ]
 }

@@ -307,7 +307,8 @@ class ReleaseInfo(Record):
     ``name`` (what the finder's functions take), ``minors`` (every
     ``major.minor`` it stands for), ``wheel``, ``wheels``, ``tag``,
     ``dialect``, ``latest`` (the newest release), ``models_multi_cta``
-    (several CTAs a program are modelled), ``gluon_oracle`` (its wheel's
+    (several CTAs a program are modelled), ``models_amd`` (its AMD targets
+    are modelled), ``gluon_oracle`` (its wheel's
     Gluon is the oracle of the attribute conversions), ``catches_crashes``
     (a failed assertion raises instead of killing the process) and
     ``ttgir`` (:class:`TtgirSpelling`).
@@ -323,6 +324,7 @@ class ReleaseInfo(Record):
     dialect: str
     latest: bool
     models_multi_cta: bool
+    models_amd: bool
     gluon_oracle: bool
     catches_crashes: bool
     ttgir: TtgirSpelling

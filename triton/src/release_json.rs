@@ -34,6 +34,7 @@ impl ReleaseInfo {
             "dialect": self.dialect,
             "latest": r == Release::LATEST,
             "models_multi_cta": r.models_multi_cta(),
+            "models_amd": r.models_amd(),
             "gluon_oracle": r.has_gluon_layout_oracle(),
             "catches_crashes": r.catches_crashes(),
             "ttgir": {
