@@ -54,7 +54,7 @@ pub struct PythonOptions {
     pub install: bool,
     /// Only these wheels or minors; `all` for every one; empty: the
     /// release installed beside `base_python`, the newest, and those
-    /// `named` ([`crate::releases`]).
+    /// `named` (see `releases.rs`).
     pub only: Vec<String>,
     /// The interpreter that creates environments (`python3`).
     pub base_python: String,
