@@ -18,7 +18,6 @@ mod show;
 mod shrink;
 mod shrink_trace;
 mod sites;
-mod view;
 
 use clap::{Parser, Subcommand};
 use linear_layout_triton::escape;
