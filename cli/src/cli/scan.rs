@@ -114,6 +114,11 @@ pub struct ScanArgs {
     /// and the reproducer), for CI.
     #[arg(long, value_name = "FILE")]
     junit: Option<std::path::PathBuf>,
+    /// Also write the report as one self-contained HTML page to FILE (the
+    /// release × site table, each site's reproducer, fix and workaround;
+    /// no script, no link out), to share. Written like --junit's FILE.
+    #[arg(long, value_name = "FILE")]
+    html: Option<std::path::PathBuf>,
     /// List every failing configuration of a site (up to 4), not one per
     /// shape (those that differ only in element type, stages or target).
     #[arg(long)]
@@ -372,6 +377,10 @@ pub fn run(a: ScanArgs) -> Result<Found, String> {
         let spelled = path.to_str().ok_or("--junit: the path is not UTF-8")?;
         super::output::plain_path(spelled, "--junit")?;
     }
+    if let Some(path) = &a.html {
+        let spelled = path.to_str().ok_or("--html: the path is not UTF-8")?;
+        super::output::plain_path(spelled, "--html")?;
+    }
     let (req, json) = request(&a)?;
     let quiet = a.quiet;
     let last = Mutex::new(Instant::now() - std::time::Duration::from_secs(10));
@@ -405,6 +414,13 @@ pub fn run(a: ScanArgs) -> Result<Found, String> {
     };
     if let Some(path) = &a.junit {
         super::output::write_file(path, render::junit(&report).as_bytes())?;
+    }
+    if let Some(path) = &a.html {
+        let options = render::HtmlOptions {
+            show: 4,
+            ..render::HtmlOptions::default()
+        };
+        super::output::write_file(path, render::html(&report, &options).as_bytes())?;
     }
     super::print_out(&text)?;
     Ok(Found::when(report.found_failure()))

@@ -1,0 +1,140 @@
+//! The HTML report without a browser: the summary table's rows, a section
+//! and pictures per site group, nothing fetched from outside, and input
+//! that tries to add markup printed as text.
+
+use linear_layout_triton::finder::search::{Options, Space};
+use linear_layout_triton::finder::{Arch, Config, Dtype, Pattern};
+use linear_layout_triton::report::render::{HtmlOptions, html};
+use linear_layout_triton::report::{self, Kernel, Report, Reproducer, Subject, Timing};
+use linear_layout_triton::{Release, finder};
+
+/// 3.2's chained dots on Hopper, bf16 at 8 warps: the stmatrix abort.
+fn report() -> Report<Config> {
+    let space = Space {
+        patterns: vec![Pattern::ChainB],
+        sizes: vec![16, 64],
+        dtypes: vec![Dtype::Bf16],
+        warps: vec![8],
+        stages: vec![1],
+        archs: vec![Arch::Sm90],
+        ctas: vec![1],
+        releases: vec![Release::V3_2],
+        ..Space::default()
+    };
+    report::search(&space, &Options { examples: 4 }, &|_, _| {})
+}
+
+/// The text between `open` and the next `close`, for each `open`.
+fn sections<'a>(page: &'a str, open: &str, close: &str) -> Vec<&'a str> {
+    page.split(open)
+        .skip(1)
+        .map(|s| s.split(close).next().unwrap_or(""))
+        .collect()
+}
+
+#[test]
+fn the_page_holds_the_table_each_group_and_a_picture_per_layout() {
+    let report = report();
+    assert!(!report.groups.is_empty());
+    let page = html(&report, &HtmlOptions::default());
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    assert!(page.trim_end().ends_with("</html>"));
+    // the table comes first, a row per group, each linking to its section
+    let table = page.find("<table id=\"summary-table\">").unwrap();
+    let first_group = page.find("<article").unwrap();
+    assert!(table < first_group);
+    let rows = sections(&page, "<tr class=", "</tr>");
+    assert_eq!(rows.len(), report.groups.len());
+    for (i, (row, g)) in rows.iter().zip(&report.groups).enumerate() {
+        assert!(
+            row.contains(&format!("href=\"#group-{i}\">{}</a>", g.site.id)),
+            "{row}"
+        );
+        assert!(
+            row.contains(&format!("<td class=\"n\">{}</td>", g.count)),
+            "{row}"
+        );
+        assert!(page.contains(&format!("<article class=\"group\" id=\"group-{i}\">")));
+    }
+    let stmatrix = report.groups.iter().position(|g| g.site.id == "stmatrix");
+    let stmatrix = stmatrix.expect("3.2 aborts at stmatrix");
+    let article = sections(&page, &format!("id=\"group-{stmatrix}\">"), "</article>")[0];
+    // the fix, the workaround, the fixing release
+    assert!(
+        article.contains("first fixed in <strong>3.4</strong>"),
+        "{article}"
+    );
+    assert!(article.contains("<dt>workaround</dt>"));
+    // one figure per layout of the smallest configuration, each an SVG
+    // (or a reference to the same layout drawn before)
+    let smallest = report.first(&report.groups[stmatrix].configs).unwrap();
+    let tiles = finder::layouts::layouts(smallest);
+    assert_eq!(tiles.len(), 2);
+    let figures = article.matches("<figure").count();
+    let again = article
+        .matches("the same layout as <a href=\"#figure-")
+        .count();
+    assert_eq!(figures + again, tiles.len());
+    assert_eq!(
+        page.matches("<figure").count(),
+        page.matches("<svg").count()
+    );
+    assert_eq!(page.matches("<svg").count(), page.matches("</svg>").count());
+    // nothing outside the page: no URL, script, stylesheet link or image
+    for outside in [
+        "http:", "https:", "//", "<script", "<link", "<img", "url(", "@import",
+    ] {
+        assert!(!page.contains(outside), "the page holds {outside}");
+    }
+}
+
+#[test]
+fn a_large_tile_is_clipped_and_the_caption_says_so() {
+    let report = report();
+    let options = HtmlOptions {
+        rows: 8,
+        cols: 8,
+        ..HtmlOptions::default()
+    };
+    let page = html(&report, &options);
+    // the 64-wide tiles of the larger configurations do not fit 8 x 8
+    assert!(
+        page.contains("(clipped: rows 0..8 of"),
+        "no clipped caption"
+    );
+    // no picture holds a cell past the clip: the SVGs' tick labels stop at 7
+    for svg in sections(&page, "<svg", "</svg>") {
+        assert!(!svg.contains(">8</text>"), "a cell past row or column 7");
+    }
+}
+
+#[test]
+fn markup_in_a_kernel_name_a_path_or_a_message_is_printed_as_text() {
+    let mut report = report();
+    let hostile = "<script>alert(1)</script><img src=x onerror=alert(2)>";
+    report.subject = Subject::Kernel(Kernel {
+        kernel: format!("k\"'{hostile}.py::k"),
+        name: hostile.into(),
+        import: "import".into(),
+        torch: "torch".into(),
+        not_scanned: vec![(hostile.into(), hostile.into())],
+        timing: Timing::default(),
+    });
+    for g in &mut report.groups {
+        g.failure.triton_message = hostile.into();
+        g.reproducer = Some(Reproducer::Script {
+            path: format!("/tmp/{hostile}/repro.py").into(),
+            ran: Some(hostile.into()),
+        });
+    }
+    let page = html(&report, &HtmlOptions::default());
+    assert!(!page.contains("<script"));
+    assert!(!page.contains("<img"));
+    let escaped = "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;";
+    assert!(page.contains(escaped));
+    assert!(page.contains("<title>linear-layout scan: k&quot;&#39;&lt;script&gt;"));
+    // the message, the reproducer's path and what it printed
+    assert!(page.contains(&format!("<dt>message</dt><dd><code>{escaped}</code>")));
+    assert!(page.contains(&format!("python /tmp/{escaped}/repro.py</pre>")));
+    assert!(page.contains(&format!("ran it: <code>{escaped}</code>")));
+}
