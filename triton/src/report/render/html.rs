@@ -33,7 +33,9 @@ pub struct HtmlOptions {
     /// How many of a group's smallest configurations to list (one per
     /// shape).
     pub show: usize,
-    /// The most rows (dim0) a picture shows; larger tiles are clipped.
+    /// The most rows (dim0) a picture shows; larger tiles are clipped. A
+    /// cell costs about 270 bytes of SVG (its tooltip lists its holders),
+    /// so the default 32 × 32 keeps a picture near 300 kB at most.
     pub rows: u64,
     /// The most columns (dim1) a picture shows.
     pub cols: u64,
@@ -44,7 +46,7 @@ impl Default for HtmlOptions {
         HtmlOptions {
             show: 8,
             rows: 32,
-            cols: 64,
+            cols: 32,
         }
     }
 }
@@ -74,7 +76,7 @@ pre,code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9em}\
 pre{background:#f6f6f6;padding:.6em;overflow-x:auto;white-space:pre-wrap}\
 article{border:1px solid #ddd;border-radius:6px;padding:.2em 1em 1em;margin:1.2em 0}\
 dt{font-weight:600;margin-top:.5em}dd{margin-left:1.5em}\
-figure{margin:1em 0}figure svg{max-width:100%;height:auto;border:1px solid #eee}\
+figure{margin:1em 0}figure svg{max-width:min(100%,720px);height:auto;border:1px solid #eee}\
 figcaption{font-size:.9em;margin-bottom:.3em}.note{color:#555;font-size:.9em}";
 
 /// The report as an HTML page.
