@@ -138,3 +138,31 @@ fn markup_in_a_kernel_name_a_path_or_a_message_is_printed_as_text() {
     assert!(page.contains(&format!("python /tmp/{escaped}/repro.py</pre>")));
     assert!(page.contains(&format!("ran it: <code>{escaped}</code>")));
 }
+
+#[test]
+fn layouts_a_caller_gives_for_a_group_are_drawn_instead_of_the_configurations() {
+    let report = report();
+    let module = "#blocked = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], \
+        warpsPerCTA = [4, 1], order = [1, 0]}>\n\
+        module attributes {\"ttg.num-warps\" = 4 : i32} {\n\
+        %1 = ttg.convert_layout %0 : tensor<16x32xf16, #blocked> -> tensor<16x32xf16, #blocked>\n}\n";
+    let tiles = finder::layouts::op_layouts(module, 3, Release::V3_4);
+    assert_eq!(tiles.len(), 1);
+    let options = HtmlOptions {
+        layouts: vec![(0, "the failing <op>".into(), tiles)],
+        ..HtmlOptions::default()
+    };
+    let page = html(&report, &options);
+    let first = sections(&page, "id=\"group-0\">", "</article>")[0];
+    assert!(
+        first.contains("<h4>Layouts of the failing &lt;op&gt;</h4>"),
+        "{first}"
+    );
+    assert!(first.contains("16x32xf16, #blocked (TTGIR line 3)"));
+    assert_eq!(first.matches("<svg").count(), 1);
+    // the other groups keep their configurations' layouts
+    if report.groups.len() > 1 {
+        let second = sections(&page, "id=\"group-1\">", "</article>")[0];
+        assert!(second.contains("<h4>Layouts of the smallest configuration</h4>"));
+    }
+}

@@ -1,18 +1,21 @@
 //! The layouts a configuration's tiles are held in, as [`predict`]
 //! chooses them: the coalesced load of the first dot's operand A (or of a
 //! scan's or gather's input) and, on NVIDIA targets with a modelled MMA,
-//! the first dot's accumulator. Reports draw them (which thread holds
-//! which element); the choices themselves stay in `decisions` and `cta`,
-//! the functions `predict` calls.
+//! the first dot's accumulator ([`layouts`]); and the layouts an op of a
+//! TTGIR module reads and writes ([`op_layouts`]: a failing conversion's
+//! source and destination). Reports draw them (which thread holds which
+//! element); the choices themselves stay in `decisions` and `cta`, the
+//! functions `predict` calls.
 //!
 //! [`predict`]: super::predict()
 
 use super::config::{Arch, Config, Pattern};
 use super::cta;
 use super::decisions::{choose_chain_mmas, choose_mma, coalesced_load_over};
+use super::op::{all_typed, bits_of};
 use super::predict::per_cta_dots;
 use crate::attr::Attr;
-use crate::{Conversion, print_attr, to_linear_layout};
+use crate::{Conversion, Defs, Release, parse_attr, print_attr, to_linear_layout};
 use linear_layout::LinearLayout;
 
 /// One tile's layout.
@@ -98,6 +101,43 @@ pub fn layouts(cfg: &Config) -> Vec<TileLayout> {
         .collect()
 }
 
+/// The layouts of the op on 1-based `line` of the TTGIR module `text`:
+/// each distinct type written on the line (operands, then results), its
+/// encoding read with the module's `#alias` definitions and built by
+/// `release`. Empty when the line does not exist or holds no type the
+/// release builds a layout for.
+pub fn op_layouts(text: &str, line: usize, release: Release) -> Vec<TileLayout> {
+    let Some(op) = line.checked_sub(1).and_then(|i| text.lines().nth(i)) else {
+        return Vec::new();
+    };
+    let Ok(defs) = Defs::from_module(text) else {
+        return Vec::new();
+    };
+    let mut seen = Vec::new();
+    let mut out = Vec::new();
+    for (shape, ty, encoding) in all_typed(op) {
+        if seen.contains(&(shape.clone(), encoding.clone())) {
+            continue;
+        }
+        seen.push((shape.clone(), encoding.clone()));
+        let Ok(attr) = parse_attr(&encoding, &defs) else {
+            continue;
+        };
+        let bits = bits_of(&ty);
+        if let Ok(Conversion::Layout(layout)) = to_linear_layout(&attr, &shape, release, Some(bits))
+        {
+            let dims: Vec<String> = shape.iter().map(u64::to_string).collect();
+            out.push(TileLayout {
+                what: format!("{}x{ty}, {encoding} (TTGIR line {line})", dims.join("x")),
+                attr: print_attr(&attr, release.dialect()),
+                shape,
+                layout,
+            });
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,6 +172,32 @@ mod tests {
             assert_eq!(t.layout.in_dim_size(dim("warp")).unwrap(), 8);
             assert_eq!(t.layout.in_dim_size(dim("lane")).unwrap(), 32);
         }
+    }
+
+    #[test]
+    fn a_failing_local_alloc_reads_its_register_and_shared_layouts() {
+        let module = "#mma1 = #triton_gpu.nvidia_mma<{versionMajor = 3, versionMinor = 0, \
+            warpsPerCTA = [8, 1], instrShape = [16, 8, 16]}>\n\
+            #shared = #triton_gpu.shared<{vec = 8, perPhase = 4, maxPhase = 2, order = [1, 0], \
+            hasLeadingOffset = true}>\n\
+            module attributes {\"triton_gpu.num-warps\" = 8 : i32} {\n\
+            %28 = triton_gpu.local_alloc %27 : (tensor<64x16xbf16, #mma1>) -> \
+            !tt.memdesc<64x16xbf16, #shared, #triton_gpu.shared_memory>\n}\n";
+        let tiles = op_layouts(module, 4, Release::V3_2);
+        let what: Vec<&str> = tiles.iter().map(|t| t.what.as_str()).collect();
+        assert_eq!(
+            what,
+            [
+                "64x16xbf16, #mma1 (TTGIR line 4)",
+                "64x16xbf16, #shared (TTGIR line 4)"
+            ]
+        );
+        assert_eq!(tiles[0].layout.in_dim_size(dim("warp")).unwrap(), 8);
+        assert_eq!(tiles[1].layout.in_dim_size(dim("offset")).unwrap(), 64 * 16);
+        // no such line, or a line without types
+        assert!(op_layouts(module, 9, Release::V3_2).is_empty());
+        assert!(op_layouts(module, 0, Release::V3_2).is_empty());
+        assert!(op_layouts(module, 3, Release::V3_2).is_empty());
     }
 
     #[test]

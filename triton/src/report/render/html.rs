@@ -39,6 +39,11 @@ pub struct HtmlOptions {
     pub rows: u64,
     /// The most columns (dim1) a picture shows.
     pub cols: u64,
+    /// Layouts a caller found for some groups, drawn instead of the
+    /// smallest configuration's: `(group index, where they come from,
+    /// layouts)` (`scan` reads the failing op's from each group's minimal
+    /// TTGIR module).
+    pub layouts: Vec<(usize, String, Vec<TileLayout>)>,
 }
 
 impl Default for HtmlOptions {
@@ -47,6 +52,7 @@ impl Default for HtmlOptions {
             show: 8,
             rows: 32,
             cols: 32,
+            layouts: Vec::new(),
         }
     }
 }
@@ -297,18 +303,25 @@ fn group<C: Configuration>(
     item("fix", fixes);
     item("workaround", esc(g.site.workaround));
     let _ = writeln!(out, "</dl>");
-    let tiles = report.first(&g.configs).map(C::layouts).unwrap_or_default();
+    let given = options
+        .layouts
+        .iter()
+        .find(|(at, _, tiles)| *at == i && !tiles.is_empty());
+    let (source, tiles) = match given {
+        Some((_, source, tiles)) => (esc(source), tiles.clone()),
+        None => (
+            "the smallest configuration".to_string(),
+            report.first(&g.configs).map(C::layouts).unwrap_or_default(),
+        ),
+    };
     if tiles.is_empty() {
         let _ = writeln!(
             out,
-            "<p class=\"note\">No layout pictures: the report does not know this \
-             configuration's layouts.</p>"
+            "<p class=\"note\">No layout pictures: neither the smallest configuration nor a \
+             minimal TTGIR module gives this group's layouts.</p>"
         );
     } else {
-        let _ = writeln!(
-            out,
-            "<h4>Layouts of the smallest configuration</h4><div class=\"pictures\">"
-        );
+        let _ = writeln!(out, "<h4>Layouts of {source}</h4><div class=\"pictures\">");
         for t in &tiles {
             picture(out, t, options, pictures);
         }
