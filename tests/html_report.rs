@@ -82,10 +82,12 @@ fn the_page_holds_the_table_each_group_and_a_picture_per_layout() {
     assert_eq!(page.matches("<svg").count(), page.matches("</svg>").count());
     // nothing outside the page: no URL, script, stylesheet link or image
     for outside in [
-        "http:", "https:", "//", "<script", "<link", "<img", "url(", "@import",
+        "http:", "https:", "//", "<script", "<link", "<img", "@import",
     ] {
         assert!(!page.contains(outside), "the page holds {outside}");
     }
+    // a url() names a pattern of the page, never a file
+    assert!(page.split("url(").skip(1).all(|rest| rest.starts_with('#')));
 }
 
 #[test]
@@ -164,5 +166,41 @@ fn layouts_a_caller_gives_for_a_group_are_drawn_instead_of_the_configurations() 
     if report.groups.len() > 1 {
         let second = sections(&page, "id=\"group-1\">", "</article>")[0];
         assert!(second.contains("<h4>Layouts of the smallest configuration</h4>"));
+    }
+}
+
+#[test]
+fn pattern_ids_are_unique_across_the_pictures_of_a_page() {
+    // 64 warps: warps past the 32 colours are hatched, and each SVG
+    // defines its patterns
+    let module = "#a = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], \
+        warpsPerCTA = [64, 1], order = [1, 0]}>\n\
+        #b = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], \
+        warpsPerCTA = [32, 2], order = [1, 0]}>\n\
+        module attributes {\"ttg.num-warps\" = 64 : i32} {\n\
+        %1 = ttg.convert_layout %0 : tensor<64x64xf32, #a> -> tensor<64x64xf32, #b>\n}\n";
+    let tiles = finder::layouts::op_layouts(module, 4, Release::V3_4);
+    assert_eq!(tiles.len(), 2);
+    let options = HtmlOptions {
+        layouts: vec![(0, "a wide op".into(), tiles)],
+        ..HtmlOptions::default()
+    };
+    let page = html(&report(), &options);
+    assert!(
+        page.contains("url(#figure-2-hatch"),
+        "no hatched warp drawn"
+    );
+    let ids: Vec<&str> = page
+        .split(" id=\"")
+        .skip(1)
+        .map(|s| s.split('"').next().unwrap_or(""))
+        .collect();
+    let mut unique = ids.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(ids.len(), unique.len(), "repeated ids in {ids:?}");
+    for target in page.split("url(#").skip(1) {
+        let id = target.split(')').next().unwrap_or("");
+        assert!(ids.contains(&id), "url(#{id}) names no element");
     }
 }

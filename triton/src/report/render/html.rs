@@ -394,7 +394,13 @@ fn picture(out: &mut String, t: &TileLayout, options: &HtmlOptions, pictures: &m
         // In HTML an inline <svg> is SVG by the parser's rules: the
         // namespace attribute is redundant, and leaving it out keeps the
         // page free of any URL.
-        Ok(s) => out.push_str(&s.replacen(" xmlns=\"http://www.w3.org/2000/svg\"", "", 1)),
+        // Its hatch patterns (warps past the palette) get ids of their
+        // own figure: ids are one namespace across the page.
+        Ok(s) => out.push_str(
+            &s.replacen(" xmlns=\"http://www.w3.org/2000/svg\"", "", 1)
+                .replace("id=\"hatch", &format!("id=\"figure-{n}-hatch"))
+                .replace("url(#hatch", &format!("url(#figure-{n}-hatch")),
+        ),
         Err(e) => {
             let _ = write!(out, "<p class=\"note\">not drawn: {}</p>", esc(&e));
         }
