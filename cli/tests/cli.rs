@@ -1166,6 +1166,7 @@ fn every_command_says_its_exit_status_in_its_help() {
         "sites",
         "scan",
         "explain",
+        "envs",
     ];
     for cmd in commands {
         let help = run_ok(&[cmd, "--help"]);
@@ -1254,4 +1255,32 @@ fn sites_prints_a_plain_table_and_markdown_only_when_asked() {
     assert!(!plain.contains('|'));
     let markdown = run_ok(&["sites", "--markdown"]);
     assert!(markdown.starts_with("# Failure sites"));
+}
+
+/// `envs` lists the managed environments of a directory (none, here),
+/// refuses a release that does not exist, and removes nothing it was not
+/// asked to.
+#[test]
+fn envs_lists_and_refuses_what_is_not_a_release() {
+    let dir = std::env::temp_dir().join(format!("linear-layout-envs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("venv-3.2.0")).unwrap();
+    std::fs::write(dir.join("venv-3.2.0/pyvenv.cfg"), "home = /usr\n").unwrap();
+    std::fs::create_dir_all(dir.join("mine")).unwrap();
+    let d = dir.to_str().unwrap();
+    let out = run_ok(&["envs", "--venv-dir", d]);
+    assert!(
+        out.contains("triton==3.2.0") && out.contains("(incomplete)"),
+        "{out}"
+    );
+    let json = run_ok(&["envs", "--venv-dir", d, "--json"]);
+    let list: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(list[0]["wheel"], "3.2.0");
+    run_with(&["envs", "--venv-dir", d, "--remove", "2.0"], 2);
+    let out = run_ok(&["envs", "--venv-dir", d, "--remove", "3.9"]);
+    assert!(out.contains("nothing to remove"), "{out}");
+    let out = run_ok(&["envs", "--venv-dir", d, "--remove", "all"]);
+    assert!(out.contains("removed triton==3.2.0"), "{out}");
+    assert!(!dir.join("venv-3.2.0").exists() && dir.join("mine").is_dir());
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -12,7 +12,7 @@ pub enum ScanError {
     /// A file or directory could not be created or written.
     #[error("cannot {action} {}: {source}", .path.display())]
     Io {
-        /// `create` or `write`.
+        /// `create`, `write` or `remove`.
         action: &'static str,
         /// The path.
         path: PathBuf,

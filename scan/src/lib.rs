@@ -21,6 +21,8 @@
 //!   configurations into [`ScanConfig`]s ([`parse_axis`] reads a constexpr
 //!   axis), where interpreters come from ([`PythonOptions`]) and where
 //!   results go ([`default_cache_dir`]).
+//! - [`environments`] lists the managed environments scans installed
+//!   ([`Environment`]); [`remove_environments`] removes them.
 //! - [`check_module`]: the model's findings on one TTGIR module, as a
 //!   compile from source meets them.
 //!
@@ -86,10 +88,12 @@ mod args;
 mod artefacts;
 mod cache;
 mod driver;
+mod envs;
 mod error;
 mod hash;
 mod python;
 mod reduce;
+mod releases;
 mod report;
 mod reproducer;
 mod request;
@@ -98,6 +102,7 @@ mod space;
 pub use args::{ArgError, ArgValue, Args, DTYPES, parse_args, parse_axis};
 pub use cache::default_dir as default_cache_dir;
 pub use driver::{check_module, scan};
+pub use envs::{Environment, environments, remove as remove_environments};
 pub use error::ScanError;
 pub use python::PythonOptions;
 pub use request::{Progress, ScanRequest};

@@ -52,7 +52,9 @@ pub struct PythonOptions {
     pub named: Vec<(String, PathBuf)>,
     /// Create missing environments (`pip install triton==X.Y.Z`).
     pub install: bool,
-    /// Only these wheels or minors (empty: every one).
+    /// Only these wheels or minors; `all` for every one; empty: the
+    /// release installed beside `base_python`, the newest, and those
+    /// `named` ([`crate::releases`]).
     pub only: Vec<String>,
     /// The interpreter that creates environments (`python3`).
     pub base_python: String,
@@ -67,7 +69,8 @@ pub struct Interpreters {
     pub missing: Vec<(String, String)>,
 }
 
-fn matches(name: &str, wheel: &str) -> bool {
+/// Whether `name` (`3.2`, `3.2.0`) names `wheel`.
+pub(crate) fn matches(name: &str, wheel: &str) -> bool {
     name == wheel || name == minor(wheel) || (name.split('.').count() == 2 && minor(wheel) == name)
 }
 
@@ -91,7 +94,7 @@ fn install(opts: &PythonOptions, wheel: &str, say: &dyn Fn(&str)) -> Result<Path
     let venv = opts.venv_dir.join(format!("venv-{wheel}"));
     std::fs::create_dir_all(&opts.venv_dir).map_err(|e| ScanError::create(&opts.venv_dir, e))?;
     say(&format!(
-        "installing triton=={wheel} into {} (about 300 MB) …",
+        "installing triton=={wheel} into {} …",
         venv.display()
     ));
     let python = venv.join("bin").join("python");
@@ -151,11 +154,25 @@ fn install(opts: &PythonOptions, wheel: &str, say: &dyn Fn(&str)) -> Result<Path
 /// when `opts.install` (progress lines through `say`).
 pub fn resolve(opts: &PythonOptions, say: &dyn Fn(&str)) -> Interpreters {
     let mut out = Interpreters::default();
+    let selected = super::releases::selected(opts);
+    let named = |wheel: &str| opts.named.iter().rev().find(|(n, _)| matches(n, wheel));
+    // Say what will be downloaded, and how big it is, before any of it is.
+    if opts.install {
+        let to_install: Vec<&str> = selected
+            .iter()
+            .copied()
+            .filter(|w| named(w).is_none() && managed(&opts.venv_dir, w).is_none())
+            .collect();
+        if !to_install.is_empty() {
+            let sizes = super::releases::downloads(&opts.base_python, &to_install);
+            say(&super::releases::notice(&sizes, &opts.venv_dir));
+        }
+    }
     for (wheel, release) in wheels() {
-        if !opts.only.is_empty() && !opts.only.iter().any(|o| matches(o, wheel)) {
+        if !selected.contains(&wheel) {
             continue;
         }
-        if let Some((name, path)) = opts.named.iter().rev().find(|(n, _)| matches(n, wheel)) {
+        if let Some((name, path)) = named(wheel) {
             let mtime = std::fs::metadata(path)
                 .and_then(|m| m.modified())
                 .ok()

@@ -4,6 +4,7 @@
 mod batch;
 mod check_ttgir;
 mod convert;
+mod envs;
 mod eval;
 mod explain;
 mod input;
@@ -75,6 +76,8 @@ enum Command {
     Scan(Box<scan::ScanArgs>),
     /// Name the failure site of a crash log (an assertion, LLVM ERROR, traceback).
     Explain(explain::ExplainArgs),
+    /// List (and remove) the Triton environments `scan` installed.
+    Envs(envs::EnvsArgs),
 }
 
 /// What a command found, for its exit status: 0 when nothing fails, 1
@@ -133,6 +136,7 @@ where
         Command::Releases(args) => nothing(releases::run(args)),
         Command::Scan(args) => scan::run(*args),
         Command::Explain(args) => explain::run(args),
+        Command::Envs(args) => nothing(envs::run(args)),
     };
     match result {
         Ok(Found::Nothing) => 0,

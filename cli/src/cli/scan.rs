@@ -68,8 +68,12 @@ pub struct ScanArgs {
     /// defaults: 4 warps, 3 stages).
     #[arg(long)]
     no_autotune: bool,
-    /// Only these releases (`3.2`, `3.5.1`, …; default: every one, 3.1 to
-    /// the newest).
+    /// The releases to scan: `3.2`, `3.5.1`, … or `all` (3.1 to the
+    /// newest). Default: the Triton installed beside `python3` (yours) and
+    /// the newest, plus any named with --python. Missing ones are
+    /// installed into managed environments, after a notice of what will be
+    /// downloaded and its size (`linear-layout envs` lists and removes
+    /// them).
     #[arg(long, value_delimiter = ',')]
     triton: Vec<String>,
     /// The interpreter of a release: `3.2=/path/to/python` (repeatable).
@@ -319,9 +323,9 @@ fn request(a: &ScanArgs) -> Result<(ScanRequest, bool), String> {
         named.push((name.trim().to_string(), PathBuf::from(path.trim())));
     }
     for t in &a.triton {
-        if t.parse::<linear_layout_triton::Release>().is_err() {
+        if t != "all" && t.parse::<linear_layout_triton::Release>().is_err() {
             return Err(format!(
-                "--triton {t}: not a Triton release (3.1 … 3.9, or a wheel such as 3.5.1)"
+                "--triton {t}: not a Triton release (3.1 … 3.9, a wheel such as 3.5.1, or all)"
             ));
         }
     }

@@ -4,7 +4,7 @@ use super::config::one_release;
 use super::records::record;
 use crate::args;
 use crate::errors::{from_crate, guard_with};
-use linear_layout_triton::finder::check_ttgir::{NotTtgir, Report, looks_like, report};
+use linear_layout_triton::finder::check_ttgir::{Checked, NotTtgir, looks_like, report};
 use linear_layout_triton::{Entry, Release};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -78,7 +78,7 @@ fn not_ttgir(file: &str, e: &NotTtgir) -> PyErr {
 
 /// `check-ttgir --json`'s report (as `cli/src/cli/check_ttgir.rs` writes
 /// it; every op not checked is listed here).
-fn report_json(file: &str, release: Release, warnings: &[String], found: &Report) -> Value {
+fn report_json(file: &str, release: Release, warnings: &[String], found: &Checked) -> Value {
     let items: Vec<Value> = found
         .findings
         .iter()

@@ -103,7 +103,7 @@ pub struct Summary {
 
 /// Every finding and every op not checked, with the summary.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Report {
+pub struct Checked {
     /// The failures, in file order.
     pub findings: Vec<Finding>,
     /// The ops not checked, in file order.
@@ -128,8 +128,8 @@ pub fn check(text: &str, release: Release) -> linear_layout::Result<Vec<Finding>
 }
 
 /// [`check_each`], collected.
-pub fn report(text: &str, release: Release) -> linear_layout::Result<Report> {
-    let mut report = Report::default();
+pub fn report(text: &str, release: Release) -> linear_layout::Result<Checked> {
+    let mut report = Checked::default();
     report.summary = check_each(text, release, |item| match item {
         Item::Finding(f) => report.findings.push(f),
         Item::Unchecked(u) => report.unchecked.push(u),
