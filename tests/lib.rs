@@ -14,7 +14,7 @@
 //! - `gpu_findings`: the miscompile sites against the recorded GPU reproducers and campaign kernels.
 //! - `hostile`: what hostile input must not do to `explain`, `check-ttgir` and the JSON request
 //!   readers (misread, mislead, run away in time or memory); the binary counts its allocations
-//!   for it.
+//!   for it. `html_report`: the HTML report's structure, self-containment and escaping.
 //! - `explain`: every recorded failure message is recognised; `scan`: the public-kernel corpus
 //!   (`tests/data/kernels`) replayed through scan's checks, and scan's arguments and cache keys.
 
@@ -26,6 +26,7 @@ mod golden;
 mod gpu_findings;
 mod grid_ttgir;
 mod hostile;
+mod html_report;
 mod laws;
 mod op_level;
 mod oracle_replay;

@@ -227,6 +227,61 @@ fn convert_svg_is_written_with_care() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `search --html FILE`: the same care as `convert --svg`, and the page
+/// written whole with the search's own exit status (1: failures found).
+#[test]
+fn search_html_is_written_with_care() {
+    let dir = scratch("html");
+    let search = |file: &str| {
+        run(
+            &[
+                "search",
+                "--triton",
+                "3.2",
+                "--pattern",
+                "chain-b",
+                "--sizes",
+                "16,64",
+                "--dtype",
+                "bf16",
+                "--num-warps",
+                "8",
+                "--num-stages",
+                "1",
+                "--arch",
+                "sm90",
+                "--num-ctas",
+                "1",
+                "--quiet",
+                "--html",
+                file,
+            ],
+            b"",
+        )
+    };
+    let o = search("");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("--html: the path is empty"));
+    let victim = dir.join("victim.txt");
+    std::fs::write(&victim, "precious").unwrap();
+    let link = dir.join("report.html");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    let o = search(link.to_str().unwrap());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("is a symbolic link"));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    std::fs::remove_file(&link).unwrap();
+    let o = search(link.to_str().unwrap());
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let page = std::fs::read_to_string(&link).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    assert!(page.contains("href=\"#group-0\">stmatrix</a>"));
+    // the text report still goes to stdout
+    assert!(text(&o.stdout).contains("== Summary"));
+    assert_eq!(listing(&dir), ["report.html", "victim.txt"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// 3.2's stmatrix assertion as the wheel prints it.
 const STMATRIX: &str = "python: /project/lib/Tools/LinearLayout.cpp:562: mlir::triton::LinearLayout \
     mlir::triton::LinearLayout::reshapeOuts(...) const: Assertion `getTotalOutDimSize() == \

@@ -77,6 +77,10 @@ fn scan_refuses_bad_input_with_exit_2_and_the_reason() {
             "a value is required for '--junit",
         ),
         (
+            vec!["scan", "k.py::k", "--html", " "],
+            "--html: the path is empty",
+        ),
+        (
             vec!["scan", "k.py::k", "--python", "3.2"],
             "expected RELEASE=PATH",
         ),

@@ -44,8 +44,11 @@
 //!   [`kernel_fields`]: a configuration's fields as callers give them, with
 //!   the defaults.
 //! - [`explain`]: a crash log in, the failure site out.
+//! - [`view`]: pictures of a layout (who holds each element, as a text
+//!   grid or an SVG), drawn by `convert --view`/`--svg` and the HTML
+//!   report.
 //! - [`report`]: what `search` (and `linear-layout-scan`) found, as one
-//!   model, and its renderers (text, JSON).
+//!   model, and its renderers (text, JSON, JUnit, HTML).
 //!
 //! The algebra underneath is the [`linear_layout`] crate; running Triton
 //! itself (on a user's kernel) is `linear-layout-scan`'s job.
@@ -70,6 +73,7 @@ mod release_json;
 pub mod report;
 pub mod request;
 mod site;
+pub mod view;
 
 pub use attr::{Attr, Cga};
 pub use attr_json::{AttrJsonError, attr_from_json, ttgir_attr};

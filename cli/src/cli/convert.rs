@@ -2,11 +2,11 @@
 
 use super::batch::{self, Answer};
 use super::input::read_arg;
-use super::view;
 use clap::Args;
 use linear_layout::format::json::to_json_string;
 use linear_layout_triton::release::release_help;
 use linear_layout_triton::request::convert_request;
+use linear_layout_triton::view;
 use linear_layout_triton::{Conversion, Defs, Release, parse_attr, to_linear_layout};
 
 #[derive(Args)]

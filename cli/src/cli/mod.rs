@@ -19,7 +19,6 @@ mod show;
 mod shrink;
 mod shrink_trace;
 mod sites;
-mod view;
 
 use clap::{Parser, Subcommand};
 use linear_layout_triton::escape;

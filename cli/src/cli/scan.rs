@@ -8,6 +8,9 @@ use linear_layout_scan::{
     scan,
 };
 use linear_layout_triton::finder::Arch;
+use linear_layout_triton::finder::check_ttgir;
+use linear_layout_triton::finder::layouts::{self, TileLayout};
+use linear_layout_triton::report::Report;
 use linear_layout_triton::report::render::{self, TextOptions};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -118,6 +121,13 @@ pub struct ScanArgs {
     /// and the reproducer), for CI.
     #[arg(long, value_name = "FILE")]
     junit: Option<std::path::PathBuf>,
+    /// Also write the report as one self-contained HTML page to FILE (the
+    /// release × site table, each site's reproducer, fix and workaround,
+    /// and pictures of the layouts its failing op reads and writes in the
+    /// minimal TTGIR module; no script, no link out), to share. Written
+    /// like --junit's FILE.
+    #[arg(long, value_name = "FILE")]
+    html: Option<std::path::PathBuf>,
     /// List every failing configuration of a site (up to 4), not one per
     /// shape (those that differ only in element type, stages or target).
     #[arg(long)]
@@ -376,6 +386,10 @@ pub fn run(a: ScanArgs) -> Result<Found, String> {
         let spelled = path.to_str().ok_or("--junit: the path is not UTF-8")?;
         super::output::plain_path(spelled, "--junit")?;
     }
+    if let Some(path) = &a.html {
+        let spelled = path.to_str().ok_or("--html: the path is not UTF-8")?;
+        super::output::plain_path(spelled, "--html")?;
+    }
     let (req, json) = request(&a)?;
     let quiet = a.quiet;
     let last = Mutex::new(Instant::now() - std::time::Duration::from_secs(10));
@@ -410,6 +424,42 @@ pub fn run(a: ScanArgs) -> Result<Found, String> {
     if let Some(path) = &a.junit {
         super::output::write_file(path, render::junit(&report).as_bytes())?;
     }
+    if let Some(path) = &a.html {
+        let options = render::HtmlOptions {
+            show: 4,
+            layouts: failing_op_layouts(&report),
+            ..render::HtmlOptions::default()
+        };
+        super::output::write_file(path, render::html(&report, &options).as_bytes())?;
+    }
     super::print_out(&text)?;
     Ok(Found::when(report.found_failure()))
+}
+
+/// For the HTML page: the layouts of each group's failing op, read from its
+/// minimal TTGIR module (the line `check-ttgir` blames for the group's
+/// site). A group without a module, or whose module cannot be read or no
+/// longer fails there, has none.
+fn failing_op_layouts<C>(report: &Report<C>) -> Vec<(usize, String, Vec<TileLayout>)> {
+    let mut out = Vec::new();
+    for (i, g) in report.groups.iter().enumerate() {
+        let Some(m) = &g.minimal_module else {
+            continue;
+        };
+        let Some(path) = m.path.to_str() else {
+            continue;
+        };
+        let Ok(text) = super::input::read_file(path) else {
+            continue;
+        };
+        let release = report.builds[g.build].release;
+        let Ok(findings) = check_ttgir::check(&text, release) else {
+            continue;
+        };
+        if let Some(f) = findings.iter().find(|f| f.failure.site.id == g.site.id) {
+            let source = format!("the failing {} of the minimal TTGIR module", f.op);
+            out.push((i, source, layouts::op_layouts(&text, f.line, release)));
+        }
+    }
+    out
 }

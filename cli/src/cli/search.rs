@@ -76,6 +76,15 @@ pub struct SearchArgs {
     /// "found_failure", …}.
     #[arg(long)]
     json: bool,
+    /// Also write the report as one self-contained HTML page to FILE: the
+    /// release × site table, each site's smallest configurations, `repro`
+    /// command, fix and workaround, and pictures of the smallest
+    /// configuration's load and accumulator layouts (which warp and lane
+    /// hold which element; large tiles clipped). No script, no font, no
+    /// link out. FILE is written atomically; an empty name, or a FILE that
+    /// is a symbolic link or a directory, is refused.
+    #[arg(long, value_name = "FILE")]
+    html: Option<String>,
 }
 
 /// How many of the smallest configurations the text reads per shape it
@@ -91,6 +100,9 @@ fn or_default<T: Clone>(given: &[T], default: Vec<T>) -> Vec<T> {
 }
 
 pub fn run(args: SearchArgs) -> Result<Found, String> {
+    if let Some(path) = &args.html {
+        super::output::plain_path(path, "--html")?;
+    }
     let d = Space::default();
     let asked = releases(&args.triton)?;
     let releases = match args.variant {
@@ -181,6 +193,14 @@ pub fn run(args: SearchArgs) -> Result<Found, String> {
         };
         render::text(&report, &options)
     };
+    if let Some(path) = &args.html {
+        let options = render::HtmlOptions {
+            show: args.show,
+            ..render::HtmlOptions::default()
+        };
+        let page = render::html(&report, &options);
+        super::output::write_file(std::path::Path::new(path), page.as_bytes())?;
+    }
     super::print_out(&text)?;
     Ok(found)
 }

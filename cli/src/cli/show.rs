@@ -41,7 +41,7 @@ fn render(l: &LinearLayout) -> String {
     let _ = writeln!(s, "Triton's text:{l}\n");
     let _ = writeln!(s, "JSON: {}\n", format::json::to_json_string(l));
     s.push_str(&matrix(l));
-    match super::view::holders_table(l, None) {
+    match linear_layout_triton::view::holders_table(l, None) {
         Ok(table) => {
             s.push('\n');
             s.push_str(&table);

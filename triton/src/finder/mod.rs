@@ -23,6 +23,7 @@ pub mod check_ttgir;
 pub mod config;
 pub(crate) mod cta;
 pub(crate) mod decisions;
+pub mod layouts;
 pub(crate) mod op;
 pub(crate) mod predict;
 pub mod repro;

@@ -105,7 +105,7 @@ fn tcgen05_dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
 
 /// The pattern's dots as each CTA holds them: the dot's result tiled over
 /// the CTAs ([`cta::dot_tiling`]), K whole.
-fn per_cta_dots(cfg: &Config) -> (DotShape, Option<DotShape>) {
+pub(super) fn per_cta_dots(cfg: &Config) -> (DotShape, Option<DotShape>) {
     let (d1, d2) = pattern_dots(cfg);
     let per_cta = |d: DotShape| {
         let [sm, sn] = cta::dot_tiling(d.m, d.n, cfg.num_ctas);

@@ -3,6 +3,7 @@
 //! own configurations of the user's kernel.
 
 use crate::finder::Config;
+use crate::finder::layouts::{TileLayout, layouts};
 use serde_json::Value;
 use std::fmt;
 
@@ -17,6 +18,13 @@ pub trait Configuration: fmt::Display {
     /// default, the whole text (every configuration its own shape).
     fn shape(&self) -> String {
         self.to_string()
+    }
+
+    /// The layouts its tiles are held in, for pictures (the HTML report
+    /// draws the smallest configuration's of each site group). By default,
+    /// none: a configuration that does not know its layouts.
+    fn layouts(&self) -> Vec<TileLayout> {
+        Vec::new()
     }
 }
 
@@ -43,5 +51,10 @@ impl Configuration for Config {
             self.triton,
             self.variant
         )
+    }
+
+    /// The load and accumulator layouts `predict` chooses for it.
+    fn layouts(&self) -> Vec<TileLayout> {
+        layouts(self)
     }
 }

@@ -1,7 +1,10 @@
 //! A [`Report`](super::Report) printed, one function per format, the
 //! same for `search` and `scan`: [`text()`] for people, [`json()`] for
 //! tools (everything the text shows, and more), [`junit()`] for CI (one
-//! test case per configuration and build of a scan).
+//! test case per configuration and build of a scan), [`html()`] for
+//! sharing (one self-contained page: the summary table, each site group
+//! with its reproducer, fix and workaround, and pictures of the layouts
+//! its smallest configuration holds its tiles in).
 //!
 //! Both print the same sections in the same order: what was looked at
 //! (the [`Subject`](super::Subject)'s own header), the lowering's failures
@@ -11,10 +14,12 @@
 //! new format is one more function of the report here; a new text layout,
 //! one more field of [`TextOptions`].
 
+mod html;
 mod json;
 mod junit;
 mod text;
 
+pub use html::{HtmlOptions, html};
 pub use json::{fix_json, json};
 pub use junit::junit;
 pub use text::{TextOptions, text};

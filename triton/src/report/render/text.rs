@@ -88,7 +88,7 @@ fn shown<C: Configuration>(report: &Report<C>, configs: &[usize]) -> String {
     report.first(configs).map(C::to_string).unwrap_or_default()
 }
 
-fn space_header<C>(out: &mut String, report: &Report<C>, skipped: &[String]) {
+pub(super) fn space_header<C>(out: &mut String, report: &Report<C>, skipped: &[String]) {
     let count = |kind: SiteKind| {
         report
             .groups
@@ -114,7 +114,7 @@ fn space_header<C>(out: &mut String, report: &Report<C>, skipped: &[String]) {
     let _ = writeln!(out);
 }
 
-fn kernel_header<C>(out: &mut String, report: &Report<C>, k: &Kernel) {
+pub(super) fn kernel_header<C>(out: &mut String, report: &Report<C>, k: &Kernel) {
     let n = report.configs.len();
     let _ = writeln!(
         out,
@@ -235,7 +235,7 @@ fn summary<C>(out: &mut String, report: &Report<C>) {
 
 /// The first release that compiles some of a group's configurations, and
 /// how many no release looked at compiles.
-fn first_fix<C>(report: &Report<C>, g: &SiteGroup) -> String {
+pub(super) fn first_fix<C>(report: &Report<C>, g: &SiteGroup) -> String {
     let first = g.fixes.iter().filter_map(|(f, _)| f.fixed_in).min();
     let never: u64 = g
         .fixes
@@ -257,7 +257,7 @@ fn first_fix<C>(report: &Report<C>, g: &SiteGroup) -> String {
 
 /// Up to `options.show` of `configs`, one per shape unless every variant
 /// is asked for, each with how many of the others share its shape.
-fn listing<C: Configuration>(
+pub(super) fn listing<C: Configuration>(
     report: &Report<C>,
     configs: &[usize],
     options: &TextOptions,
@@ -398,7 +398,7 @@ fn group<C: Configuration>(
 }
 
 /// One fix of a group.
-fn fix_line<C>(report: &Report<C>, fix: &Fix, count: u64, g: &SiteGroup) -> String {
+pub(super) fn fix_line<C>(report: &Report<C>, fix: &Fix, count: u64, g: &SiteGroup) -> String {
     let Some(release) = fix.fixed_in else {
         return format!("{count}: {}", fix.describe());
     };
@@ -416,7 +416,7 @@ fn fix_line<C>(report: &Report<C>, fix: &Fix, count: u64, g: &SiteGroup) -> Stri
     line
 }
 
-fn regressions<C: Configuration>(out: &mut String, report: &Report<C>) {
+pub(super) fn regressions<C: Configuration>(out: &mut String, report: &Report<C>) {
     if report.regressions.is_empty() {
         return;
     }
@@ -442,7 +442,7 @@ fn regressions<C: Configuration>(out: &mut String, report: &Report<C>) {
     let _ = writeln!(out);
 }
 
-fn front_end<C: Configuration>(out: &mut String, report: &Report<C>) {
+pub(super) fn front_end<C: Configuration>(out: &mut String, report: &Report<C>) {
     if report.front_end.is_empty() {
         return;
     }
@@ -468,7 +468,7 @@ fn front_end<C: Configuration>(out: &mut String, report: &Report<C>) {
     let _ = writeln!(out);
 }
 
-fn confirmations<C: Configuration>(out: &mut String, report: &Report<C>) {
+pub(super) fn confirmations<C: Configuration>(out: &mut String, report: &Report<C>) {
     if report.confirmations.is_empty() {
         return;
     }

@@ -3,8 +3,8 @@
 use super::svg::*;
 use super::table::*;
 use super::*;
+use crate::{Conversion, Defs, Release, parse_attr, to_linear_layout};
 use linear_layout::dim;
-use linear_layout_triton::{Conversion, Defs, Release, parse_attr, to_linear_layout};
 
 /// A layout from its bases, `(in-dim, [[dim0, dim1, ...], ...])`, and
 /// out-dim sizes; not necessarily surjective.

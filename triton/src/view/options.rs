@@ -6,7 +6,9 @@ use super::*;
 /// the dim's end when `end` is `None`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Span {
+    /// The first index.
     pub start: u64,
+    /// One past the last index; `None`: to the dim's end.
     pub end: Option<u64>,
 }
 
@@ -60,7 +62,9 @@ pub fn parse_span(spec: &str) -> Result<Span, String> {
 /// may be left whole. A 1-d layout takes its one range from either.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Window {
+    /// The rows (dim0); `None`: all of them.
     pub rows: Option<Span>,
+    /// The columns (dim1); `None`: all of them.
     pub cols: Option<Span>,
 }
 
