@@ -17,6 +17,7 @@ bin=${1:-target/release/linear-layout}
 shots=${2:-target/html-report}
 out=target/html-report
 mkdir -p "$out" "$shots"
+shots=$(cd "$shots" && pwd)  # absolute: chromium is handed full paths
 [ -x "$bin" ] || { echo "html_report: no binary at $bin (cargo build --release first)" >&2; exit 1; }
 
 browser=$(command -v chromium || command -v chromium-browser || true)
@@ -50,7 +51,7 @@ check_page() {
   end=$(date +%s%N)
   [ -s "$out/$name.dom.html" ] || { echo "html_report: chromium dumped nothing for $page" >&2; cat "$out/chromium.log" >&2; exit 1; }
   python3 .ci/html_report_check.py "$out/$name.dom.html" "$out/$name.json" --min-figures "$min_figures"
-  chrome --screenshot="$PWD/$shots/html-report-$name.png" --window-size="1000,$height" \
+  chrome --screenshot="$shots/html-report-$name.png" --window-size="1000,$height" \
     --force-device-scale-factor=0.6 "file://$PWD/$page" >/dev/null \
     || { echo "html_report: no screenshot of $page:" >&2; cat "$out/chromium.log" >&2; exit 1; }
   [ -s "$shots/html-report-$name.png" ] || { echo "html_report: empty screenshot of $page" >&2; exit 1; }
