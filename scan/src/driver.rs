@@ -275,7 +275,13 @@ fn check_args(
         .args
         .iter()
         .map(|(n, _)| n)
-        .chain(req.axes.constexprs.iter().map(|(n, _)| n));
+        .chain(req.axes.constexprs.iter().map(|(n, _)| n))
+        .chain(
+            req.axes
+                .configs
+                .iter()
+                .flat_map(|b| b.kwargs.iter().map(|(n, _)| n)),
+        );
     for n in given {
         if !names.contains(&n.as_str()) {
             return Err(ScanError::UnknownParameter {
@@ -288,7 +294,7 @@ fn check_args(
     let uses_t = req
         .args
         .iter()
-        .any(|(_, v)| matches!(v, ArgValue::Ptr { dtype, .. } if dtype == "T"));
+        .any(|(_, v)| matches!(v, ArgValue::Ptr { dtype, .. } | ArgValue::Desc { dtype, .. } if dtype == "T"));
     if !req.axes.dtypes.is_empty() && !uses_t {
         return Err(ScanError::UnusedDtype);
     }
@@ -419,6 +425,7 @@ pub fn scan(req: &ScanRequest, say: Progress) -> Result<ScanReport, ScanError> {
     // The model on every module.
     let t_check = Instant::now();
     let outcomes = report::outcomes(&interps.found, &configs, &entries);
+    let risks = report::risk_groups(&interps.found, &configs, &entries);
     let check_secs = t_check.elapsed().as_secs_f64();
 
     let timing = Timing {
@@ -429,6 +436,7 @@ pub fn scan(req: &ScanRequest, say: Progress) -> Result<ScanReport, ScanError> {
         ran,
     };
     let mut rep = report::build(req, &interps, first, &configs, outcomes, timing);
+    rep.risks = risks;
 
     // Confirmation: real compiles of the failing configurations and a
     // sample of the passing ones.

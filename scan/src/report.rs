@@ -11,10 +11,12 @@ use super::python::{Interpreter, Interpreters};
 use super::space::{Inspection, ScanConfig};
 use super::{ScanRequest, check_module};
 use linear_layout_triton::Entry as From;
+use linear_layout_triton::Site;
+use linear_layout_triton::finder::check_ttgir;
 use linear_layout_triton::finder::search::{Attempt, Fix, Scope};
 use linear_layout_triton::report::{
     Build, Cause, ConfigOutcome, Confirmation, FrontEndFailure, FrontEndGroup, Kernel, Regression,
-    Report, RunStatus, SiteGroup, Subject, Timing, TtgirOp, confirms,
+    Report, RiskGroup, RunStatus, SiteGroup, Subject, Timing, TtgirOp, confirms,
 };
 use std::collections::BTreeMap;
 
@@ -54,6 +56,60 @@ pub(crate) fn outcomes(
                     },
                 })
                 .collect()
+        })
+        .collect()
+}
+
+/// The assembler's risks in every module the front ends gave, by release
+/// and site, the smallest configuration first (beside the verdicts, which
+/// they never change).
+pub(crate) fn risk_groups(
+    interps: &[Interpreter],
+    configs: &[ScanConfig],
+    entries: &BTreeMap<(usize, usize), JobResult>,
+) -> Vec<RiskGroup> {
+    use rayon::prelude::*;
+    let found: Vec<(
+        (usize, usize),
+        Vec<linear_layout_triton::finder::check_ttgir::Finding>,
+    )> = entries
+        .par_iter()
+        .filter_map(|(&(r, c), e)| {
+            let text = e.ttgir.as_deref()?;
+            let risks = check_ttgir::risks(text, interps.get(r)?.release).ok()?;
+            (!risks.is_empty()).then_some(((r, c), risks))
+        })
+        .collect();
+    // per (release, site): the site, and each configuration's op and why
+    type Hits = (&'static Site, Vec<(usize, String, String)>);
+    let mut by_site: BTreeMap<(usize, &'static str), Hits> = BTreeMap::new();
+    for ((r, c), risks) in found {
+        let mut seen = Vec::new();
+        for f in risks {
+            let site = f.failure.site;
+            if seen.contains(&site.id) {
+                continue;
+            }
+            seen.push(site.id);
+            by_site
+                .entry((r, site.id))
+                .or_insert_with(|| (site, Vec::new()))
+                .1
+                .push((c, f.op, f.failure.explanation));
+        }
+    }
+    by_site
+        .into_iter()
+        .filter_map(|((build, _), (site, mut hits))| {
+            hits.sort_by_key(|(c, _, _)| (configs[*c].rank(), *c));
+            let (_, op, explanation) = hits.first()?.clone();
+            Some(RiskGroup {
+                build,
+                site,
+                op,
+                explanation,
+                configs: hits.into_iter().map(|h| h.0).collect(),
+            })
         })
         .collect()
 }
@@ -128,6 +184,7 @@ pub(crate) fn build(
         front_end,
         regressions,
         confirmations: Vec::new(),
+        risks: Vec::new(),
         seconds: 0.0,
     }
 }

@@ -4,8 +4,8 @@ use super::Found;
 use super::input::read_file;
 use clap::Args;
 use linear_layout_scan::{
-    ArgValue, Axes, DTYPES, PythonOptions, ScanRequest, default_cache_dir, parse_args, parse_axis,
-    scan,
+    ArgValue, Axes, DTYPES, PythonOptions, ScanRequest, check_option, configs_from_json,
+    default_cache_dir, parse_args, parse_axis, parse_config, parse_option_axis, scan,
 };
 use linear_layout_triton::finder::Arch;
 use linear_layout_triton::report::render::{self, TextOptions};
@@ -45,6 +45,20 @@ pub struct ScanArgs {
     /// A constexpr axis: `BLOCK=64,128` (repeatable).
     #[arg(long)]
     constexpr: Vec<String>,
+    /// A launch option's values: `maxnreg=128,255`, `launch_pdl=True,False`
+    /// (repeatable; each release is told only the options its back end
+    /// knows about, and reports the others as front-end failures).
+    #[arg(long, value_name = "NAME=V1,V2")]
+    option: Vec<String>,
+    /// One configuration of an explicit list: `BLOCK_M=64, num_warps=4,
+    /// num_stages=3, maxnreg=128` (repeatable); the list replaces the
+    /// kernel's autotune configs, and the axes widen each.
+    #[arg(long, value_name = "K=V, …")]
+    config: Vec<String>,
+    /// A JSON file holding a configuration list: `[{"BLOCK_M": 64,
+    /// "num_warps": 4}, …]` (or `{"kwargs": {…}, "num_warps": 4}` each).
+    #[arg(long, value_name = "FILE")]
+    configs: Option<String>,
     /// Warps (replacing each configuration's).
     #[arg(long, value_delimiter = ',')]
     num_warps: Vec<u32>,
@@ -162,9 +176,9 @@ fn read_spec(path: &str) -> Result<Spec, String> {
         .as_object()
         .ok_or(format!("{path}: expected a table"))?;
     for key in obj.keys() {
-        if !["kernel", "path", "args", "space"].contains(&key.as_str()) {
+        if !["kernel", "path", "args", "space", "configs"].contains(&key.as_str()) {
             return Err(format!(
-                "{path}: unknown key `{key}` (kernel, path, args, space)"
+                "{path}: unknown key `{key}` (kernel, path, args, space, configs)"
             ));
         }
     }
@@ -190,6 +204,10 @@ fn read_spec(path: &str) -> Result<Spec, String> {
         }
     }
     spec.axes.autotune = true;
+    if let Some(configs) = obj.get("configs") {
+        spec.axes.configs =
+            configs_from_json(configs).map_err(|e| format!("{path}: configs: {e}"))?;
+    }
     if let Some(space) = obj.get("space") {
         let space = space
             .as_object()
@@ -214,10 +232,23 @@ fn read_spec(path: &str) -> Result<Spec, String> {
                         spec.axes.constexprs.push((name.clone(), values));
                     }
                 }
+                "option" => {
+                    let table = v
+                        .as_object()
+                        .ok_or(format!("{path}: [space.option] must be a table"))?;
+                    for (name, values) in table {
+                        let values = list(Some(values), name, |x| ArgValue::from_json(x).ok())?;
+                        for x in &values {
+                            check_option(name, x)
+                                .map_err(|e| format!("{path}: space.option.{name}: {e}"))?;
+                        }
+                        spec.axes.options.push((name.clone(), values));
+                    }
+                }
                 other => {
                     return Err(format!(
                         "{path}: unknown [space] key `{other}` (dtype, num_warps, num_stages, num_ctas, arch, \
-                         autotune, constexpr)"
+                         autotune, constexpr, option)"
                     ));
                 }
             }
@@ -261,6 +292,25 @@ fn request(a: &ScanArgs) -> Result<(ScanRequest, bool), String> {
         let (n, v) = parse_axis(c).map_err(|e| format!("--constexpr {e}"))?;
         spec.axes.constexprs.retain(|(m, _)| *m != n);
         spec.axes.constexprs.push((n, v));
+    }
+    for o in &a.option {
+        let (n, v) = parse_option_axis(o).map_err(|e| format!("--option {e}"))?;
+        spec.axes.options.retain(|(m, _)| *m != n);
+        spec.axes.options.push((n, v));
+    }
+    if let Some(file) = &a.configs {
+        let text = read_file(file)?;
+        let value: Value =
+            serde_json::from_str(&text).map_err(|e| format!("--configs {file}: {e}"))?;
+        spec.axes.configs =
+            configs_from_json(&value).map_err(|e| format!("--configs {file}: {e}"))?;
+    }
+    for (i, c) in a.config.iter().enumerate() {
+        let base = parse_config(c).map_err(|e| format!("--config #{}: {e}", i + 1))?;
+        if i == 0 && a.configs.is_none() {
+            spec.axes.configs.clear();
+        }
+        spec.axes.configs.push(base);
     }
     let or = |given: &[u32], spec: &mut Vec<u32>| {
         if !given.is_empty() {
