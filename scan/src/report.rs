@@ -343,3 +343,78 @@ pub(crate) fn confirm(rep: &mut ScanReport, r: usize, c: usize, e: &JobResult) {
     });
     rep.confirmations.sort_by_key(|x| (x.build, x.config));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cache::JobStatus;
+    use linear_layout_triton::Release;
+
+    /// Triton 3.6.0's module of `tl.dot(tl.trans(tl.dot(a, b).to(bf16)),
+    /// c)` on sm90 (`tests/oracle/scan_launch/kernels.py::chained_dots`,
+    /// BLOCK = 64, 4 warps): its two wgmma dots are a risk where the
+    /// release assembles with ptxas 12.8 (3.6), not with 12.9 (3.8).
+    #[test]
+    fn risks_are_grouped_by_release_and_site_and_leave_the_verdicts() {
+        let text = include_str!("../../tests/data/compile/chained-dots-3.6.0-sm90.ttgir");
+        let interp = |wheel: &str, release| Interpreter {
+            wheel: wheel.into(),
+            release,
+            python: "python3".into(),
+            id: wheel.into(),
+        };
+        let interps = [
+            interp("3.6.0", Release::V3_6),
+            interp("3.8.0", Release::V3_8),
+        ];
+        let cfg = |n: i64| ScanConfig {
+            arch: "sm90".parse().unwrap(),
+            dtype: None,
+            kwargs: vec![(
+                "BLOCK".into(),
+                crate::ArgValue::parse(&n.to_string()).unwrap(),
+            )],
+            num_warps: 4,
+            num_stages: 3,
+            num_ctas: 1,
+            maxnreg: None,
+            options: Vec::new(),
+            autotune: None,
+        };
+        let configs = [cfg(128), cfg(64)];
+        let entry = JobResult {
+            status: JobStatus::Ttgir,
+            message: String::new(),
+            exception: None,
+            stage: None,
+            signal: None,
+            seconds: 0.0,
+            stderr_tail: Vec::new(),
+            heuristics: BTreeMap::new(),
+            ttgir: Some(text.to_string()),
+        };
+        let mut entries = BTreeMap::new();
+        for r in 0..2 {
+            for c in 0..2 {
+                entries.insert((r, c), entry.clone());
+            }
+        }
+        let risks = risk_groups(&interps, &configs, &entries);
+        assert_eq!(risks.len(), 1);
+        let g = &risks[0];
+        assert_eq!(
+            (g.build, g.site.id, g.op.as_str()),
+            (0, "ptxas_wgmma_reuse", "warp_group_dot")
+        );
+        // the smallest configuration first
+        assert_eq!(g.configs, vec![1, 0]);
+        assert!(g.explanation.contains("ptxas 12.8"), "{}", g.explanation);
+        let outcomes = outcomes(&interps, &configs, &entries);
+        assert!(
+            outcomes
+                .iter()
+                .flatten()
+                .all(|o| matches!(o, ConfigOutcome::Passes))
+        );
+    }
+}

@@ -398,12 +398,12 @@ pub fn expand(axes: &Axes, bases_for: &dyn Fn(Arch) -> Vec<Base>) -> Vec<ScanCon
     out
 }
 
+/// `maxnreg` and the other launch options of one configuration.
+type OptionSet = (Option<u32>, Vec<(String, ArgValue)>);
+
 /// Every combination of the option axes' values over a base's options
 /// (an axis replaces the base's value): `maxnreg`, and the rest in order.
-fn option_sets(
-    axes: &[(String, Vec<ArgValue>)],
-    base: &Base,
-) -> Vec<(Option<u32>, Vec<(String, ArgValue)>)> {
+fn option_sets(axes: &[(String, Vec<ArgValue>)], base: &Base) -> Vec<OptionSet> {
     let mut sets = vec![(base.maxnreg, base.options.clone())];
     for (name, values) in axes {
         sets = sets
@@ -527,5 +527,50 @@ mod tests {
             autotune: None,
         };
         assert_eq!(cfg.to_string(), "T=4 *T=fp16 num_warps=4 num_stages=2 sm90");
+    }
+
+    #[test]
+    fn a_listed_configuration_list_replaces_the_autotune_one_and_option_axes_widen_it() {
+        let listed = crate::parse_config("BLOCK=64, num_warps=8, maxnreg=128").unwrap();
+        let axes = Axes {
+            archs: vec!["sm90".parse().unwrap()],
+            autotune: true,
+            configs: vec![listed.clone(), Base::default()],
+            options: vec![
+                (
+                    "launch_pdl".into(),
+                    vec![ArgValue::Bool(true), ArgValue::Bool(false)],
+                ),
+                ("maxnreg".into(), vec![ArgValue::parse("255").unwrap()]),
+            ],
+            ..Axes::default()
+        };
+        let autotune = |_| {
+            vec![Base {
+                num_warps: 2,
+                ..Base::default()
+            }]
+        };
+        let cfgs = expand(&axes, &autotune);
+        let shown: Vec<String> = cfgs.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            shown,
+            [
+                "BLOCK=64 num_warps=8 num_stages=3 maxnreg=255 launch_pdl=True sm90",
+                "BLOCK=64 num_warps=8 num_stages=3 maxnreg=255 launch_pdl=False sm90",
+                "num_warps=4 num_stages=3 maxnreg=255 launch_pdl=True sm90",
+                "num_warps=4 num_stages=3 maxnreg=255 launch_pdl=False sm90",
+            ]
+        );
+        assert_eq!(cfgs[0].options()["launch_pdl"], json!(true));
+        assert_eq!(cfgs[0].options()["maxnreg"], json!(255));
+        // without a list, the kernel's own
+        let plain = Axes {
+            configs: Vec::new(),
+            options: Vec::new(),
+            ..axes
+        };
+        assert_eq!(expand(&plain, &autotune)[0].num_warps, 2);
+        assert_eq!(listed.maxnreg, Some(128));
     }
 }

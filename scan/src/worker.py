@@ -786,6 +786,8 @@ def evaluate_heuristics(heuristics, jit, given, cfg):
     options), on the example arguments; an error names the heuristic."""
     if not heuristics:
         return {}
+    given = {**given, **cfg.get("kwargs", {})}
+    resolve_blocks(given)
     values = bind_partial(jit, given)
     values.update({k: v for k, v in cfg.get("kwargs", {}).items()})
     for k in ("num_warps", "num_stages", "num_ctas"):
@@ -806,8 +808,12 @@ def evaluate_heuristics(heuristics, jit, given, cfg):
 def bind_partial(jit, given):
     values = {}
     for p in jit.params:
+        v = given.get(p.name)
+        # a descriptor sized by a heuristic's constexpr is not made yet
+        if isinstance(v, dict) and "desc" in v and not all(isinstance(d, int) for d in v["block"]):
+            continue
         if p.name in given:
-            values[p.name] = make_value(given[p.name])
+            values[p.name] = make_value(v)
     return values
 
 
@@ -1071,6 +1077,9 @@ REVERSE_DTYPES = {v: k for k, v in TORCH_DTYPES.items()}
 
 def describe(v):
     """A launch argument as scan's arguments write it."""
+    if type(v).__name__ == "TensorDescriptor" and hasattr(v, "block_shape") and hasattr(v, "base"):
+        base = describe(v.base)
+        return {"desc": base["ptr"], "block": [int(d) for d in v.block_shape]}
     if hasattr(v, "data_ptr") and hasattr(v, "dtype"):
         name = str(v.dtype).split(".")[-1]
         return {"ptr": REVERSE_DTYPES.get(name, name), "aligned": v.data_ptr() % 16 == 0}
@@ -1117,7 +1126,8 @@ def capture(args):
     kw = dict(seen["kwargs"])
     kw.pop("grid", None)
     kw.pop("warmup", None)
-    options = {k: kw.pop(k) for k in ("num_warps", "num_stages", "num_ctas", "maxnreg") if k in kw}
+    # every keyword that is not a parameter is a launch option
+    options = {k: kw.pop(k) for k in list(kw) if k not in jit.arg_names}
     values = dict(zip(jit.arg_names, seen["args"]))
     values.update(kw)
     return {"kernel": f"{module.__name__}::{name}", "args": {k: describe(v) for k, v in values.items()},

@@ -20,11 +20,16 @@ use std::time::Instant;
     --args gives its arguments as they are passed at launch: `x=*fp16` (a tensor; `*T` takes the \
     --dtype axis; `*fp16:unaligned`), `N=4096` (an integer, specialised as the launcher does), \
     `M=i32` (an integer of no known value), `eps=1e-5` or `fp32`, `True`, `None`, `tl.float32`, \
-    `\"ieee\"`; a constexpr takes its value the same way. The kernel's @triton.autotune configs \
-    are the space; the axes replace their values (--num-warps 4,8 gives each config 4 and 8 \
-    warps). A spec file (TOML or JSON) holds the same: kernel, path, [args], [space] with dtype, \
-    num_warps, num_stages, num_ctas, arch, autotune, and [space.constexpr]; options on the \
-    command line add to it.\n\nExit status: 0 when no compiler failure is found (front-end \
+    `\"ieee\"`, `desc:*bf16[64,BLOCK_K]` (a host TensorDescriptor, Triton 3.4+, its block shape \
+    powers of two or constexpr names); a constexpr takes its value the same way. The kernel's \
+    @triton.autotune configs are the space (or an explicit list: --config 'BLOCK_M=64, \
+    num_warps=4, maxnreg=128', --configs FILE.json); the axes replace their values (--num-warps \
+    4,8 gives each config 4 and 8 warps; --option launch_pdl=True,False a launch option's; a \
+    release whose back end lacks an option reports it as a front-end failure). A spec file (TOML \
+    or JSON) holds the same: kernel, path, [args], configs, [space] with dtype, num_warps, \
+    num_stages, num_ctas, arch, autotune, [space.constexpr] and [space.option]; options on the \
+    command line add to it. Risks (a bundled assembler known to miscompile some modules) are \
+    listed and change no verdict.\n\nExit status: 0 when no compiler failure is found (front-end \
     rejections do not count), 1 when one is, 2 on bad input."
 )]
 pub struct ScanArgs {
