@@ -51,8 +51,8 @@ pub struct ScanArgs {
     #[arg(long)]
     constexpr: Vec<String>,
     /// A launch option's values: `maxnreg=128,255`, `launch_pdl=True,False`
-    /// (repeatable; each release is told only the options its back end
-    /// knows about, and reports the others as front-end failures).
+    /// (repeatable; a release whose back end lacks the option reports each
+    /// configuration as a front-end failure that says so).
     #[arg(long, value_name = "NAME=V1,V2")]
     option: Vec<String>,
     /// One configuration of an explicit list: `BLOCK_M=64, num_warps=4,

@@ -5,9 +5,9 @@ configuration lists, and the assembler's risks, on the kernels of
 `kernels.py`, with every release installed in --venv-dir.
 
 - descriptors: every release with `triton.tools.tensor_descriptor` compiles
-  `desc_copy` through the descriptor (its TTGIR loads through a
-  `!tt.tensordesc`); every other release reports the front-end failure
-  `NoDescriptors`;
+  `desc_copy` through the descriptor (its TTGIR takes a `!tt.tensordesc`
+  and loads with a TMA copy); every other release reports the front-end
+  failure `NoDescriptors`;
 - options: for each launch option of scan's table (read from scan's own
   error text, `NAME (SPAN)`), the releases in its span take it and every
   other reports `UnknownOption`; the span agrees with the wheel's
@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -88,7 +89,8 @@ def main():
     venvs = os.path.abspath(a.venv_dir)
     wheels = sorted((d[5:] for d in os.listdir(venvs) if d.startswith("venv-")),
                     key=lambda w: tuple(int(x) for x in w.split(".")))
-    cache = tempfile.mkdtemp(prefix="scan-launch-")
+    scratch = tempfile.mkdtemp(prefix="scan-launch-")
+    cache = os.path.join(scratch, "cache")
     failures = []
 
     def check(ok, what):
@@ -107,6 +109,16 @@ def main():
         msgs = fe.get(wheel, [])
         if has:
             check(not msgs, f"descriptors: Triton {wheel} compiles desc_copy ({msgs})")
+            # the module loads through the descriptor: a TMA copy
+            own = os.path.join(scratch, wheel)
+            scan(binary, venvs, own, "kernels.py::desc_copy", "--triton", wheel, "--args",
+                 "a_desc=desc:*bf16[64,64], b_desc=desc:*bf16[64,64]", "--constexpr", "BLOCK_M=64",
+                 "--constexpr", "BLOCK_N=64")
+            modules = [open(os.path.join(d, f)).read() for d, _, fs in os.walk(own) for f in fs
+                       if f.endswith(".ttgir")]
+            check(len(modules) == 1 and "!tt.tensordesc<" in modules[0]
+                  and "ttng.async_tma_copy_global_to_local" in modules[0],
+                  f"descriptors: Triton {wheel}'s module takes a !tt.tensordesc and copies by TMA")
         else:
             check(len(msgs) == 1 and msgs[0].startswith("NoDescriptors:"),
                   f"descriptors: Triton {wheel} reports NoDescriptors ({msgs})")
@@ -173,6 +185,7 @@ def main():
     check(risky == expect, f"risks: ptxas_wgmma_reuse listed for {risky} (expected {expect})")
     check(rc == 0 and not r["found_failure"], f"risks: exit status {rc}, found_failure {r['found_failure']}")
 
+    shutil.rmtree(scratch, ignore_errors=True)
     print(f"{len(failures)} failure(s)")
     sys.exit(1 if failures else 0)
 
