@@ -101,7 +101,7 @@ pub(crate) fn risk_groups(
     by_site
         .into_iter()
         .filter_map(|((build, _), (site, mut hits))| {
-            hits.sort_by_key(|(c, _, _)| (configs[*c].rank(), *c));
+            hits.sort_by_key(|(c, _, _)| (configs.get(*c).map(ScanConfig::rank), *c));
             let (_, op, explanation) = hits.first()?.clone();
             Some(RiskGroup {
                 build,
