@@ -48,6 +48,9 @@ fn scan_refuses_bad_input_with_exit_2_and_the_reason() {
     let spec = dir.join("spec.toml");
     std::fs::write(&spec, "kernel = \"k.py::k\"\n[space]\nnum_wraps = [4]\n").unwrap();
     let spec = spec.to_str().unwrap();
+    let configs = dir.join("configs.json");
+    std::fs::write(&configs, r#"[{"BLOCK": 64}, {"num_stages": "three"}]"#).unwrap();
+    let configs = configs.to_str().unwrap();
     let no_venvs = dir.join("venvs");
     let no_venvs = no_venvs.to_str().unwrap();
     for (args, says) in [
@@ -91,6 +94,33 @@ fn scan_refuses_bad_input_with_exit_2_and_the_reason() {
         (
             vec!["scan", "--spec", spec],
             "unknown [space] key `num_wraps`",
+        ),
+        (
+            vec!["scan", "k.py::k", "--option", "lanch_pdl=True"],
+            "unknown launch option `lanch_pdl`",
+        ),
+        (
+            vec!["scan", "k.py::k", "--option", "launch_pdl=3"],
+            "`launch_pdl` takes True or False",
+        ),
+        (
+            vec![
+                "scan",
+                "k.py::k",
+                "--config",
+                "BLOCK=64",
+                "--config",
+                "BLOCK=64, num_warps",
+            ],
+            "--config #2",
+        ),
+        (
+            vec!["scan", "k.py::k", "--configs", configs],
+            "configuration 2: ",
+        ),
+        (
+            vec!["scan", "k.py::k", "--args", "d=desc:*bf16[64,48]"],
+            "block dimension 48 is not a power of two",
         ),
         (
             vec!["scan", "--spec", "/no/such/spec.toml"],

@@ -35,6 +35,87 @@ pub enum ArgValue {
     TlDtype(String),
     /// A string constexpr (`"ieee"`).
     Str(String),
+    /// A host tensor descriptor (`triton.tools.tensor_descriptor.
+    /// TensorDescriptor`, Triton 3.4+) over a tensor of `dtype`, with this
+    /// block shape: `desc:*bf16[64,64]`, `desc:*T[BLOCK_M,BLOCK_K]` (a name
+    /// is the configuration's constexpr of that name).
+    Desc {
+        /// The element type (or `T`).
+        dtype: String,
+        /// The block shape: 1 to 5 powers of two or constexpr names.
+        block: Vec<Dim>,
+    },
+}
+
+/// One dimension of a descriptor's block shape.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Dim {
+    /// A power of two.
+    Size(u64),
+    /// The value of the configuration's constexpr of this name.
+    Name(String),
+}
+
+impl fmt::Display for Dim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Dim::Size(n) => write!(f, "{n}"),
+            Dim::Name(n) => f.write_str(n),
+        }
+    }
+}
+
+/// Reads `*bf16[64,BLOCK_K]`, the part of `desc:*bf16[64,BLOCK_K]` after
+/// `desc:`.
+fn read_desc(text: &str) -> Result<ArgValue, String> {
+    let shape_err = || {
+        format!(
+            "`desc:{text}`: expected desc:*DTYPE[B1,B2,…] (1 to 5 block dimensions, each a \
+             power of two or a constexpr name)"
+        )
+    };
+    let inner = text.trim().strip_prefix('*').ok_or_else(shape_err)?;
+    let (dtype, rest) = inner.split_once('[').ok_or_else(shape_err)?;
+    let dims = rest.trim().strip_suffix(']').ok_or_else(shape_err)?;
+    let dtype = dtype.trim();
+    if !DTYPES.contains(&dtype) {
+        return Err(format!(
+            "unknown element type `{dtype}` (one of {})",
+            DTYPES.join(", ")
+        ));
+    }
+    let block = dims
+        .split(',')
+        .map(|d| {
+            let d = d.trim();
+            match d.parse::<u64>() {
+                Ok(n) if n.is_power_of_two() => Ok(Dim::Size(n)),
+                Ok(n) => Err(format!(
+                    "`desc:{text}`: block dimension {n} is not a power of two"
+                )),
+                Err(_)
+                    if !d.is_empty()
+                        && !d.starts_with(|c: char| c.is_ascii_digit())
+                        && d.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+                {
+                    Ok(Dim::Name(d.to_string()))
+                }
+                Err(_) => Err(format!(
+                    "`desc:{text}`: block dimension `{d}` is neither a power of two nor a name"
+                )),
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if !(1..=5).contains(&block.len()) {
+        return Err(format!(
+            "`desc:{text}`: a descriptor has 1 to 5 block dimensions, not {}",
+            block.len()
+        ));
+    }
+    Ok(ArgValue::Desc {
+        dtype: dtype.to_string(),
+        block,
+    })
 }
 
 /// Named arguments, in the order given.
@@ -69,6 +150,9 @@ impl ArgValue {
     /// [`ArgValue::parse`], failing with the reason alone.
     fn read(text: &str) -> Result<ArgValue, String> {
         let t = text.trim();
+        if let Some(desc) = t.strip_prefix("desc:") {
+            return read_desc(desc);
+        }
         if let Some(ptr) = t.strip_prefix('*') {
             let (dtype, flag) = match ptr.split_once(':') {
                 Some((d, f)) => (d.trim(), Some(f.trim())),
@@ -162,7 +246,39 @@ impl ArgValue {
                 dtype: t.to_string(),
                 aligned: *aligned,
             },
+            (ArgValue::Desc { dtype: d, block }, Some(t)) if d == "T" => ArgValue::Desc {
+                dtype: t.to_string(),
+                block: block.clone(),
+            },
             _ => self.clone(),
+        }
+    }
+
+    /// With a descriptor's named block dimensions replaced by the integer
+    /// constexprs of that name in `kwargs` (the others are left for the
+    /// worker, which knows what heuristics compute).
+    pub fn with_constexprs(&self, kwargs: &[(String, ArgValue)]) -> ArgValue {
+        let ArgValue::Desc { dtype, block } = self else {
+            return self.clone();
+        };
+        let block = block
+            .iter()
+            .map(|d| match d {
+                Dim::Name(n) => kwargs
+                    .iter()
+                    .find_map(|(k, v)| match v {
+                        ArgValue::Int { value: Some(x), .. } if k == n && *x > 0 => {
+                            Some(Dim::Size(*x as u64))
+                        }
+                        _ => None,
+                    })
+                    .unwrap_or_else(|| d.clone()),
+                size => size.clone(),
+            })
+            .collect();
+        ArgValue::Desc {
+            dtype: dtype.clone(),
+            block,
         }
     }
 
@@ -180,6 +296,13 @@ impl ArgValue {
             ArgValue::None => Value::Null,
             ArgValue::TlDtype(d) => json!({"tl": d}),
             ArgValue::Str(s) => json!(s),
+            ArgValue::Desc { dtype, block } => json!({"desc": dtype, "block": block
+                .iter()
+                .map(|d| match d {
+                    Dim::Size(n) => json!(n),
+                    Dim::Name(n) => json!(n),
+                })
+                .collect::<Vec<_>>()}),
         }
     }
 
@@ -222,6 +345,10 @@ impl fmt::Display for ArgValue {
             ArgValue::None => f.write_str("None"),
             ArgValue::TlDtype(d) => write!(f, "tl.{d}"),
             ArgValue::Str(s) => write!(f, "{s:?}"),
+            ArgValue::Desc { dtype, block } => {
+                let dims: Vec<String> = block.iter().map(Dim::to_string).collect();
+                write!(f, "desc:*{dtype}[{}]", dims.join(","))
+            }
         }
     }
 }
@@ -252,13 +379,25 @@ pub fn parse_args(text: &str) -> Result<Args, ArgError> {
     Ok(out)
 }
 
-/// Splits on commas outside quotes.
+/// Splits on commas outside quotes and brackets (a descriptor's block
+/// shape, `desc:*bf16[64,64]`).
 pub fn split_top(text: &str) -> Vec<String> {
     let mut out = vec![String::new()];
     let mut quote: Option<char> = None;
+    let mut depth = 0usize;
     for c in text.chars() {
         match (quote, c) {
-            (None, ',') => out.push(String::new()),
+            (None, ',') if depth == 0 => out.push(String::new()),
+            (None, '[') | (None, ']') => {
+                depth = if c == '[' {
+                    depth + 1
+                } else {
+                    depth.saturating_sub(1)
+                };
+                if let Some(s) = out.last_mut() {
+                    s.push(c);
+                }
+            }
             (None, '"' | '\'') => {
                 quote = Some(c);
                 if let Some(s) = out.last_mut() {
@@ -303,10 +442,18 @@ pub fn parse_axis(text: &str) -> Result<(String, Vec<ArgValue>), ArgError> {
     Ok((name.trim().to_string(), values))
 }
 
-/// The arguments as a map for the worker, with `T` replaced.
-pub fn to_worker(args: &Args, dtype: Option<&str>) -> BTreeMap<String, Value> {
+/// The arguments as a map for the worker, with `T` replaced and
+/// descriptors' block shapes read from the constexprs.
+pub fn to_worker(
+    args: &Args,
+    dtype: Option<&str>,
+    kwargs: &[(String, ArgValue)],
+) -> BTreeMap<String, Value> {
     args.iter()
-        .map(|(n, v)| (n.clone(), v.with_dtype(dtype).to_worker()))
+        .map(|(n, v)| {
+            let v = v.with_dtype(dtype).with_constexprs(kwargs);
+            (n.clone(), v.to_worker())
+        })
         .collect()
 }
 
@@ -334,6 +481,29 @@ mod tests {
                 wide: true
             }
         );
+        let d = parse_args("a=desc:*bf16[64, BLOCK_K], b=desc:*T[128]").unwrap();
+        assert_eq!(d[0].1.to_string(), "desc:*bf16[64,BLOCK_K]");
+        assert_eq!(d.len(), 2);
+        let kw = vec![("BLOCK_K".to_string(), ArgValue::parse("32").unwrap())];
+        assert_eq!(
+            d[0].1.with_constexprs(&kw).to_worker(),
+            json!({"desc": "bf16", "block": [64, 32]})
+        );
+        for bad in [
+            "desc:*bf16[48]",
+            "desc:*bf16[]",
+            "desc:*bf16[1,2,4,8,16,32]",
+            "desc:bf16[64]",
+            "desc:*bf17[64]",
+            "desc:*bf16[64",
+            "desc:*bf16[6x]",
+        ] {
+            let e = parse_args(&format!("a={bad}")).unwrap_err();
+            assert!(
+                e.to_string().contains("desc") || e.to_string().contains("bf17"),
+                "{bad}: {e}"
+            );
+        }
         assert!(parse_args("x=*fp17").is_err());
         assert!(parse_args("x").is_err());
         assert!(parse_args("x=what").is_err());

@@ -46,7 +46,7 @@ pub(crate) fn write(rep: &mut ScanReport, at: &Inputs, say: Progress) -> Result<
         let insp = &at.inspections[&cfg.arch];
         let stem = format!("{name}-{}-{}", build.name, g.site.id);
         // the reproducer
-        let args = super::args::to_worker(&req.args, cfg.dtype.as_deref());
+        let args = super::args::to_worker(&req.args, cfg.dtype.as_deref(), &cfg.kwargs);
         let mut kwargs = cfg.kwargs_json();
         kwargs.extend(entry.heuristics.clone());
         let expect = format!(

@@ -2,7 +2,7 @@
 //! every front end (from the cache or in workers), the model over every
 //! module, the confirmations and the artefacts.
 
-use super::args::ArgValue;
+use super::args::{ArgValue, Dim};
 use super::cache::{self, Cache, JobResult, JobStatus};
 use super::python::{self, Interpreter, Worker, WorkerSpec};
 use super::space::{self, Inspection, ScanConfig};
@@ -56,6 +56,14 @@ fn with_capture(
                     dtype: o["ptr"].as_str().unwrap_or("fp32").to_string(),
                     aligned: o.get("aligned").and_then(Value::as_bool).unwrap_or(true),
                 },
+                Value::Object(o) if o.contains_key("desc") => ArgValue::Desc {
+                    dtype: o["desc"].as_str().unwrap_or("fp32").to_string(),
+                    block: o
+                        .get("block")
+                        .and_then(Value::as_array)
+                        .map(|b| b.iter().filter_map(Value::as_u64).map(Dim::Size).collect())
+                        .unwrap_or_default(),
+                },
                 Value::Object(o) if o.contains_key("tl") => {
                     ArgValue::TlDtype(o["tl"].as_str().unwrap_or("float32").to_string())
                 }
@@ -79,6 +87,24 @@ fn with_capture(
     }
     if out.axes.num_ctas.is_empty() {
         out.axes.num_ctas = opt("num_ctas").unwrap_or_default();
+    }
+    // the launch's other options, one value each, where no axis sets them
+    if let Some(options) = v["options"].as_object() {
+        for (name, value) in options {
+            if ["num_warps", "num_stages", "num_ctas"].contains(&name.as_str())
+                || out.axes.options.iter().any(|(n, _)| n == name)
+            {
+                continue;
+            }
+            let value = ArgValue::from_json(value)?;
+            if let Err(reason) = super::configs::check_option(name, &value) {
+                say(&format!(
+                    "the launch's option {name}={value} is not scanned: {reason}"
+                ));
+                continue;
+            }
+            out.axes.options.push((name.clone(), vec![value]));
+        }
     }
     out.call = None;
     Ok(out)
@@ -275,7 +301,13 @@ fn check_args(
         .args
         .iter()
         .map(|(n, _)| n)
-        .chain(req.axes.constexprs.iter().map(|(n, _)| n));
+        .chain(req.axes.constexprs.iter().map(|(n, _)| n))
+        .chain(
+            req.axes
+                .configs
+                .iter()
+                .flat_map(|b| b.kwargs.iter().map(|(n, _)| n)),
+        );
     for n in given {
         if !names.contains(&n.as_str()) {
             return Err(ScanError::UnknownParameter {
@@ -285,10 +317,27 @@ fn check_args(
             });
         }
     }
+    // a descriptor's named block dimension is one of the kernel's
+    // constexprs (given, or computed by heuristics)
+    for (_, v) in &req.args {
+        if let ArgValue::Desc { block, .. } = v {
+            for d in block {
+                if let Dim::Name(n) = d {
+                    if !names.contains(&n.as_str()) && !insp.heuristics.contains(n) {
+                        return Err(ScanError::UnknownParameter {
+                            kernel: insp.name.clone(),
+                            name: format!("{n} (a descriptor's block dimension)"),
+                            params: names.iter().map(|p| p.to_string()).collect(),
+                        });
+                    }
+                }
+            }
+        }
+    }
     let uses_t = req
         .args
         .iter()
-        .any(|(_, v)| matches!(v, ArgValue::Ptr { dtype, .. } if dtype == "T"));
+        .any(|(_, v)| matches!(v, ArgValue::Ptr { dtype, .. } | ArgValue::Desc { dtype, .. } if dtype == "T"));
     if !req.axes.dtypes.is_empty() && !uses_t {
         return Err(ScanError::UnusedDtype);
     }
@@ -419,6 +468,7 @@ pub fn scan(req: &ScanRequest, say: Progress) -> Result<ScanReport, ScanError> {
     // The model on every module.
     let t_check = Instant::now();
     let outcomes = report::outcomes(&interps.found, &configs, &entries);
+    let risks = report::risk_groups(&interps.found, &configs, &entries);
     let check_secs = t_check.elapsed().as_secs_f64();
 
     let timing = Timing {
@@ -429,6 +479,7 @@ pub fn scan(req: &ScanRequest, say: Progress) -> Result<ScanReport, ScanError> {
         ran,
     };
     let mut rep = report::build(req, &interps, first, &configs, outcomes, timing);
+    rep.risks = risks;
 
     // Confirmation: real compiles of the failing configurations and a
     // sample of the passing ones.

@@ -87,6 +87,7 @@
 mod args;
 mod artefacts;
 mod cache;
+mod configs;
 mod driver;
 mod envs;
 mod error;
@@ -99,14 +100,17 @@ mod reproducer;
 mod request;
 mod space;
 
-pub use args::{ArgError, ArgValue, Args, DTYPES, parse_args, parse_axis};
+pub use args::{ArgError, ArgValue, Args, DTYPES, Dim, parse_args, parse_axis};
 pub use cache::default_dir as default_cache_dir;
+pub use configs::{
+    check_option, config_from_json, configs_from_json, parse_config, parse_option_axis,
+};
 pub use driver::{check_module, scan};
 pub use envs::{Environment, environments, remove as remove_environments};
 pub use error::ScanError;
 pub use python::PythonOptions;
 pub use request::{Progress, ScanRequest};
-pub use space::{Axes, ScanConfig};
+pub use space::{Axes, Base, ScanConfig};
 
 /// What a scan found: the report `search` gives too, over the kernel's
 /// configurations.

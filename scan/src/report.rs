@@ -11,10 +11,12 @@ use super::python::{Interpreter, Interpreters};
 use super::space::{Inspection, ScanConfig};
 use super::{ScanRequest, check_module};
 use linear_layout_triton::Entry as From;
+use linear_layout_triton::Site;
+use linear_layout_triton::finder::check_ttgir;
 use linear_layout_triton::finder::search::{Attempt, Fix, Scope};
 use linear_layout_triton::report::{
     Build, Cause, ConfigOutcome, Confirmation, FrontEndFailure, FrontEndGroup, Kernel, Regression,
-    Report, RunStatus, SiteGroup, Subject, Timing, TtgirOp, confirms,
+    Report, RiskGroup, RunStatus, SiteGroup, Subject, Timing, TtgirOp, confirms,
 };
 use std::collections::BTreeMap;
 
@@ -54,6 +56,60 @@ pub(crate) fn outcomes(
                     },
                 })
                 .collect()
+        })
+        .collect()
+}
+
+/// The assembler's risks in every module the front ends gave, by release
+/// and site, the smallest configuration first (beside the verdicts, which
+/// they never change).
+pub(crate) fn risk_groups(
+    interps: &[Interpreter],
+    configs: &[ScanConfig],
+    entries: &BTreeMap<(usize, usize), JobResult>,
+) -> Vec<RiskGroup> {
+    use rayon::prelude::*;
+    let found: Vec<(
+        (usize, usize),
+        Vec<linear_layout_triton::finder::check_ttgir::Finding>,
+    )> = entries
+        .par_iter()
+        .filter_map(|(&(r, c), e)| {
+            let text = e.ttgir.as_deref()?;
+            let risks = check_ttgir::risks(text, interps.get(r)?.release).ok()?;
+            (!risks.is_empty()).then_some(((r, c), risks))
+        })
+        .collect();
+    // per (release, site): the site, and each configuration's op and why
+    type Hits = (&'static Site, Vec<(usize, String, String)>);
+    let mut by_site: BTreeMap<(usize, &'static str), Hits> = BTreeMap::new();
+    for ((r, c), risks) in found {
+        let mut seen = Vec::new();
+        for f in risks {
+            let site = f.failure.site;
+            if seen.contains(&site.id) {
+                continue;
+            }
+            seen.push(site.id);
+            by_site
+                .entry((r, site.id))
+                .or_insert_with(|| (site, Vec::new()))
+                .1
+                .push((c, f.op, f.failure.explanation));
+        }
+    }
+    by_site
+        .into_iter()
+        .filter_map(|((build, _), (site, mut hits))| {
+            hits.sort_by_key(|(c, _, _)| (configs.get(*c).map(ScanConfig::rank), *c));
+            let (_, op, explanation) = hits.first()?.clone();
+            Some(RiskGroup {
+                build,
+                site,
+                op,
+                explanation,
+                configs: hits.into_iter().map(|h| h.0).collect(),
+            })
         })
         .collect()
 }
@@ -128,6 +184,7 @@ pub(crate) fn build(
         front_end,
         regressions,
         confirmations: Vec::new(),
+        risks: Vec::new(),
         seconds: 0.0,
     }
 }
@@ -285,4 +342,79 @@ pub(crate) fn confirm(rep: &mut ScanReport, r: usize, c: usize, e: &JobResult) {
         confirmed: confirms(predicted, site, real, &e.message),
     });
     rep.confirmations.sort_by_key(|x| (x.build, x.config));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cache::JobStatus;
+    use linear_layout_triton::Release;
+
+    /// Triton 3.6.0's module of `tl.dot(tl.trans(tl.dot(a, b).to(bf16)),
+    /// c)` on sm90 (`tests/oracle/scan_launch/kernels.py::chained_dots`,
+    /// BLOCK = 64, 4 warps): its two wgmma dots are a risk where the
+    /// release assembles with ptxas 12.8 (3.6), not with 12.9 (3.8).
+    #[test]
+    fn risks_are_grouped_by_release_and_site_and_leave_the_verdicts() {
+        let text = include_str!("../../tests/data/compile/chained-dots-3.6.0-sm90.ttgir");
+        let interp = |wheel: &str, release| Interpreter {
+            wheel: wheel.into(),
+            release,
+            python: "python3".into(),
+            id: wheel.into(),
+        };
+        let interps = [
+            interp("3.6.0", Release::V3_6),
+            interp("3.8.0", Release::V3_8),
+        ];
+        let cfg = |n: i64| ScanConfig {
+            arch: "sm90".parse().unwrap(),
+            dtype: None,
+            kwargs: vec![(
+                "BLOCK".into(),
+                crate::ArgValue::parse(&n.to_string()).unwrap(),
+            )],
+            num_warps: 4,
+            num_stages: 3,
+            num_ctas: 1,
+            maxnreg: None,
+            options: Vec::new(),
+            autotune: None,
+        };
+        let configs = [cfg(128), cfg(64)];
+        let entry = JobResult {
+            status: JobStatus::Ttgir,
+            message: String::new(),
+            exception: None,
+            stage: None,
+            signal: None,
+            seconds: 0.0,
+            stderr_tail: Vec::new(),
+            heuristics: BTreeMap::new(),
+            ttgir: Some(text.to_string()),
+        };
+        let mut entries = BTreeMap::new();
+        for r in 0..2 {
+            for c in 0..2 {
+                entries.insert((r, c), entry.clone());
+            }
+        }
+        let risks = risk_groups(&interps, &configs, &entries);
+        assert_eq!(risks.len(), 1);
+        let g = &risks[0];
+        assert_eq!(
+            (g.build, g.site.id, g.op.as_str()),
+            (0, "ptxas_wgmma_reuse", "warp_group_dot")
+        );
+        // the smallest configuration first
+        assert_eq!(g.configs, vec![1, 0]);
+        assert!(g.explanation.contains("ptxas 12.8"), "{}", g.explanation);
+        let outcomes = outcomes(&interps, &configs, &entries);
+        assert!(
+            outcomes
+                .iter()
+                .flatten()
+                .all(|o| matches!(o, ConfigOutcome::Passes))
+        );
+    }
 }

@@ -74,6 +74,7 @@ TORCH = {{"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "flo
 class Dtype:
     def __init__(self, name):
         self.name = name
+        self.itemsize = {{"fp16": 2, "bf16": 2, "fp32": 4, "fp64": 8, "i16": 2, "i32": 4, "i64": 8}}.get(name, 1)
 
     def __str__(self):
         return "torch." + TORCH.get(self.name, self.name)
@@ -119,6 +120,16 @@ def value(v):
         if "tl" in v:
             import triton.language as tl
             return getattr(tl, v["tl"])
+        if "desc" in v:
+            # a host tensor descriptor (Triton 3.4+) over a contiguous
+            # tensor four blocks wide in every dimension
+            from triton.tools.tensor_descriptor import TensorDescriptor
+            block = [int(d) for d in v["block"]]
+            shape = [4 * max(d, 16) for d in block]
+            strides = [1] * len(shape)
+            for i in range(len(shape) - 2, -1, -1):
+                strides[i] = strides[i + 1] * shape[i + 1]
+            return TensorDescriptor(Tensor(v["desc"]), shape, strides, block)
     return v
 
 

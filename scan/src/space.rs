@@ -110,6 +110,8 @@ pub struct Base {
     pub num_ctas: u32,
     /// `maxnreg`, when set.
     pub maxnreg: Option<u32>,
+    /// The other launch options ([`linear_layout_triton::LAUNCH_OPTIONS`]).
+    pub options: Vec<(String, ArgValue)>,
 }
 
 impl Default for Base {
@@ -121,6 +123,7 @@ impl Default for Base {
             num_stages: 3,
             num_ctas: 1,
             maxnreg: None,
+            options: Vec::new(),
         }
     }
 }
@@ -157,6 +160,7 @@ impl Base {
             num_stages: n("num_stages").unwrap_or(d.num_stages),
             num_ctas: n("num_ctas").unwrap_or(d.num_ctas),
             maxnreg: n("maxnreg"),
+            options: Vec::new(),
         }
     }
 }
@@ -176,6 +180,12 @@ pub struct Axes {
     pub dtypes: Vec<String>,
     /// `--arch`.
     pub archs: Vec<Arch>,
+    /// `--option NAME=V1,V2`: a launch option's values (`maxnreg` among
+    /// them).
+    pub options: Vec<(String, Vec<ArgValue>)>,
+    /// An explicit configuration list (`--config`, `--configs`, `configs`
+    /// in a spec): the bases instead of the kernel's autotune configs.
+    pub configs: Vec<Base>,
     /// Whether the kernel's own autotune configurations are the base.
     pub autotune: bool,
 }
@@ -197,7 +207,9 @@ pub struct ScanConfig {
     pub num_ctas: u32,
     /// `maxnreg`.
     pub maxnreg: Option<u32>,
-    /// Which autotune configuration it came from, if any.
+    /// The other launch options, as given.
+    pub options: Vec<(String, ArgValue)>,
+    /// Which autotune configuration (or listed one) it came from, if any.
     pub autotune: Option<usize>,
 }
 
@@ -223,6 +235,9 @@ impl fmt::Display for ScanConfig {
         if let Some(r) = self.maxnreg {
             write!(f, " maxnreg={r}")?;
         }
+        for (k, v) in &self.options {
+            write!(f, " {k}={v}")?;
+        }
         write!(f, " {}", self.arch.name())
     }
 }
@@ -234,6 +249,9 @@ impl ScanConfig {
                            "num_ctas": self.num_ctas});
         if let Some(r) = self.maxnreg {
             o["maxnreg"] = json!(r);
+        }
+        for (k, v) in &self.options {
+            o[k.as_str()] = v.to_worker();
         }
         o
     }
@@ -272,6 +290,7 @@ impl Configuration for ScanConfig {
             "num_stages": self.num_stages,
             "num_ctas": self.num_ctas,
             "maxnreg": self.maxnreg,
+            "options": self.options.iter().map(|(k, v)| (k.clone(), v.to_worker())).collect::<serde_json::Map<_, _>>(),
             "autotune_config": self.autotune,
             "text": self.to_string(),
         })
@@ -289,6 +308,9 @@ impl Configuration for ScanConfig {
             "num_warps={} num_ctas={} maxnreg={:?}",
             self.num_warps, self.num_ctas, self.maxnreg
         );
+        for (k, v) in &self.options {
+            s += &format!(" {k}={v}");
+        }
         s
     }
 }
@@ -304,7 +326,9 @@ pub fn expand(axes: &Axes, bases_for: &dyn Fn(Arch) -> Vec<Base>) -> Vec<ScanCon
         axes.dtypes.iter().cloned().map(Some).collect()
     };
     for &arch in &axes.archs {
-        let autotuned = if axes.autotune {
+        let autotuned = if !axes.configs.is_empty() {
+            axes.configs.clone()
+        } else if axes.autotune {
             bases_for(arch)
         } else {
             Vec::new()
@@ -342,23 +366,27 @@ pub fn expand(axes: &Axes, bases_for: &dyn Fn(Arch) -> Vec<Base>) -> Vec<ScanCon
                     axis.to_vec()
                 }
             };
+            let option_sets = option_sets(&axes.options, base);
             for kwargs in &kwarg_sets {
-                for &w in &pick(&axes.num_warps, base.num_warps) {
-                    for &s in &pick(&axes.num_stages, base.num_stages) {
-                        for &c in &pick(&axes.num_ctas, base.num_ctas) {
-                            for dtype in &dtypes {
-                                let cfg = ScanConfig {
-                                    arch,
-                                    dtype: dtype.clone(),
-                                    kwargs: kwargs.clone(),
-                                    num_warps: w,
-                                    num_stages: s,
-                                    num_ctas: c,
-                                    maxnreg: base.maxnreg,
-                                    autotune: *index,
-                                };
-                                if !out.iter().any(|o| same(o, &cfg)) {
-                                    out.push(cfg);
+                for (maxnreg, options) in &option_sets {
+                    for &w in &pick(&axes.num_warps, base.num_warps) {
+                        for &s in &pick(&axes.num_stages, base.num_stages) {
+                            for &c in &pick(&axes.num_ctas, base.num_ctas) {
+                                for dtype in &dtypes {
+                                    let cfg = ScanConfig {
+                                        arch,
+                                        dtype: dtype.clone(),
+                                        kwargs: kwargs.clone(),
+                                        num_warps: w,
+                                        num_stages: s,
+                                        num_ctas: c,
+                                        maxnreg: *maxnreg,
+                                        options: options.clone(),
+                                        autotune: *index,
+                                    };
+                                    if !out.iter().any(|o| same(o, &cfg)) {
+                                        out.push(cfg);
+                                    }
                                 }
                             }
                         }
@@ -368,6 +396,38 @@ pub fn expand(axes: &Axes, bases_for: &dyn Fn(Arch) -> Vec<Base>) -> Vec<ScanCon
         }
     }
     out
+}
+
+/// `maxnreg` and the other launch options of one configuration.
+type OptionSet = (Option<u32>, Vec<(String, ArgValue)>);
+
+/// Every combination of the option axes' values over a base's options
+/// (an axis replaces the base's value): `maxnreg`, and the rest in order.
+fn option_sets(axes: &[(String, Vec<ArgValue>)], base: &Base) -> Vec<OptionSet> {
+    let mut sets = vec![(base.maxnreg, base.options.clone())];
+    for (name, values) in axes {
+        sets = sets
+            .into_iter()
+            .flat_map(|(maxnreg, set)| {
+                values.iter().map(move |v| {
+                    let mut s = set.clone();
+                    if name == "maxnreg" {
+                        let n = match v {
+                            ArgValue::Int { value: Some(n), .. } => u32::try_from(*n).ok(),
+                            _ => None,
+                        };
+                        return (n, s);
+                    }
+                    match s.iter_mut().find(|(n, _)| n == name) {
+                        Some(slot) => slot.1 = v.clone(),
+                        None => s.push((name.clone(), v.clone())),
+                    }
+                    (maxnreg, s)
+                })
+            })
+            .collect();
+    }
+    sets
 }
 
 fn same(a: &ScanConfig, b: &ScanConfig) -> bool {
@@ -395,7 +455,12 @@ pub fn front_end_key(
     let exact = !inspection.heuristics.is_empty();
     let arg_keys: BTreeMap<&str, Value> = args
         .iter()
-        .map(|(n, v)| (n.as_str(), v.with_dtype(cfg.dtype.as_deref()).key(exact)))
+        .map(|(n, v)| {
+            let v = v
+                .with_dtype(cfg.dtype.as_deref())
+                .with_constexprs(&cfg.kwargs);
+            (n.as_str(), v.key(exact))
+        })
         .collect();
     // A constexpr the code never reads cannot change the TTGIR.
     let kwargs: BTreeMap<&str, Value> = cfg
@@ -422,7 +487,7 @@ pub fn job(op: &str, id: usize, args: &Args, cfg: &ScanConfig) -> Value {
     json!({
         "id": id,
         "op": op,
-        "args": to_worker(args, cfg.dtype.as_deref()),
+        "args": to_worker(args, cfg.dtype.as_deref(), &cfg.kwargs),
         "kwargs": cfg.kwargs_json(),
         "options": cfg.options(),
         "heuristics": true,
@@ -458,8 +523,54 @@ mod tests {
             num_stages: 2,
             num_ctas: 1,
             maxnreg: None,
+            options: Vec::new(),
             autotune: None,
         };
         assert_eq!(cfg.to_string(), "T=4 *T=fp16 num_warps=4 num_stages=2 sm90");
+    }
+
+    #[test]
+    fn a_listed_configuration_list_replaces_the_autotune_one_and_option_axes_widen_it() {
+        let listed = crate::parse_config("BLOCK=64, num_warps=8, maxnreg=128").unwrap();
+        let axes = Axes {
+            archs: vec!["sm90".parse().unwrap()],
+            autotune: true,
+            configs: vec![listed.clone(), Base::default()],
+            options: vec![
+                (
+                    "launch_pdl".into(),
+                    vec![ArgValue::Bool(true), ArgValue::Bool(false)],
+                ),
+                ("maxnreg".into(), vec![ArgValue::parse("255").unwrap()]),
+            ],
+            ..Axes::default()
+        };
+        let autotune = |_| {
+            vec![Base {
+                num_warps: 2,
+                ..Base::default()
+            }]
+        };
+        let cfgs = expand(&axes, &autotune);
+        let shown: Vec<String> = cfgs.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            shown,
+            [
+                "BLOCK=64 num_warps=8 num_stages=3 maxnreg=255 launch_pdl=True sm90",
+                "BLOCK=64 num_warps=8 num_stages=3 maxnreg=255 launch_pdl=False sm90",
+                "num_warps=4 num_stages=3 maxnreg=255 launch_pdl=True sm90",
+                "num_warps=4 num_stages=3 maxnreg=255 launch_pdl=False sm90",
+            ]
+        );
+        assert_eq!(cfgs[0].options()["launch_pdl"], json!(true));
+        assert_eq!(cfgs[0].options()["maxnreg"], json!(255));
+        // without a list, the kernel's own
+        let plain = Axes {
+            configs: Vec::new(),
+            options: Vec::new(),
+            ..axes
+        };
+        assert_eq!(expand(&plain, &autotune)[0].num_warps, 2);
+        assert_eq!(listed.maxnreg, Some(128));
     }
 }

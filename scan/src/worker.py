@@ -46,7 +46,7 @@ import types
 
 sys.dont_write_bytecode = True
 
-WORKER_VERSION = 3
+WORKER_VERSION = 4
 
 # ------------------------------------------------------------ stand-ins
 
@@ -476,8 +476,65 @@ def make_value(v):
             return getattr(tl, v["tl"])
         if "tuple" in v:
             return tuple(make_value(x) for x in v["tuple"])
+        if "desc" in v:
+            return make_descriptor(v)
         raise ValueError(f"unknown argument value {v!r}")
     return v
+
+
+class NoDescriptors(Exception):
+    """The release has no host tensor descriptors."""
+
+
+def make_descriptor(v):
+    """A host `TensorDescriptor` over a stand-in tensor four blocks wide
+    in every dimension (contiguous, 16-byte aligned), as the launcher
+    sees one: its element type and block shape make the signature's
+    `tensordesc<...>`."""
+    try:
+        from triton.tools.tensor_descriptor import TensorDescriptor
+    except ImportError:
+        import triton
+        raise NoDescriptors(f"Triton {triton.__version__} has no host tensor descriptors "
+                            "(no triton.tools.tensor_descriptor.TensorDescriptor)") from None
+    unresolved = [d for d in v["block"] if not isinstance(d, int)]
+    if unresolved:
+        raise ValueError(f"descriptor block dimension {unresolved[0]!r} names no integer constexpr of the "
+                         "configuration")
+    block = list(v["block"])
+    shape = [4 * max(d, 16) for d in block]
+    strides = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        strides[i] = strides[i + 1] * shape[i + 1]
+    return TensorDescriptor(StandInTensor(v["desc"], shape=shape), shape, strides, block)
+
+
+def resolve_blocks(given):
+    """Descriptors' named block dimensions from the constexprs known now
+    (those heuristics computed included)."""
+    for name, v in list(given.items()):
+        if isinstance(v, dict) and "desc" in v:
+            block = [given.get(d, d) if isinstance(d, str) else d for d in v["block"]]
+            given[name] = dict(v, block=[getattr(d, "value", d) for d in block])
+
+
+class UnknownOption(Exception):
+    """A launch option the release's back end does not have."""
+
+
+def check_options(options, target):
+    """Every launch option must be a field of the back end's options
+    (`CUDAOptions`, `HIPOptions`) in this release: Triton's own check
+    names only the first, after binding; this one says which release."""
+    import dataclasses
+    import triton
+    from triton.compiler.compiler import make_backend
+    backend = make_backend(target)
+    fields = {f.name for f in dataclasses.fields(type(backend.parse_options({})))}
+    unknown = sorted(k for k in options if k not in fields)
+    if unknown:
+        raise UnknownOption(f"launch option(s) {', '.join(unknown)}: Triton {triton.__version__}'s "
+                            f"{target.backend} back end has no such option")
 
 
 def bind(jit, args):
@@ -729,6 +786,8 @@ def evaluate_heuristics(heuristics, jit, given, cfg):
     options), on the example arguments; an error names the heuristic."""
     if not heuristics:
         return {}
+    given = {**given, **cfg.get("kwargs", {})}
+    resolve_blocks(given)
     values = bind_partial(jit, given)
     values.update({k: v for k, v in cfg.get("kwargs", {}).items()})
     for k in ("num_warps", "num_stages", "num_ctas"):
@@ -749,8 +808,12 @@ def evaluate_heuristics(heuristics, jit, given, cfg):
 def bind_partial(jit, given):
     values = {}
     for p in jit.params:
+        v = given.get(p.name)
+        # a descriptor sized by a heuristic's constexpr is not made yet
+        if isinstance(v, dict) and "desc" in v and not all(isinstance(d, int) for d in v["block"]):
+            continue
         if p.name in given:
-            values[p.name] = make_value(given[p.name])
+            values[p.name] = make_value(v)
     return values
 
 
@@ -822,7 +885,9 @@ def run_job(state, job, ttgir_path, status_path):
     if job.get("heuristics") and state.get("heuristics"):
         # what @triton.heuristics computes, outermost first, from the
         # arguments, the configuration's constexprs and its options
-        seen = {k: make_value(v) for k, v in given.items()}
+        # a descriptor whose block a heuristic sizes is made after it
+        seen = {k: make_value(v) for k, v in given.items()
+                if not (isinstance(v, dict) and "desc" in v and not all(isinstance(d, int) for d in v["block"]))}
         seen.update(options)
         for h in state["heuristics"]:
             for name, fn in h.values.items():
@@ -834,6 +899,8 @@ def run_job(state, job, ttgir_path, status_path):
                 seen[name] = value
                 given[name] = value
                 state.setdefault("computed", {})[name] = _plain(value)
+    check_options(options, state["driver"].target)
+    resolve_blocks(given)
     values = bind(jit, given)
     jit.run(grid=(1, ), warmup=True, **values, **options)
 
@@ -1010,6 +1077,9 @@ REVERSE_DTYPES = {v: k for k, v in TORCH_DTYPES.items()}
 
 def describe(v):
     """A launch argument as scan's arguments write it."""
+    if type(v).__name__ == "TensorDescriptor" and hasattr(v, "block_shape") and hasattr(v, "base"):
+        base = describe(v.base)
+        return {"desc": base["ptr"], "block": [int(d) for d in v.block_shape]}
     if hasattr(v, "data_ptr") and hasattr(v, "dtype"):
         name = str(v.dtype).split(".")[-1]
         return {"ptr": REVERSE_DTYPES.get(name, name), "aligned": v.data_ptr() % 16 == 0}
@@ -1056,7 +1126,8 @@ def capture(args):
     kw = dict(seen["kwargs"])
     kw.pop("grid", None)
     kw.pop("warmup", None)
-    options = {k: kw.pop(k) for k in ("num_warps", "num_stages", "num_ctas", "maxnreg") if k in kw}
+    # every keyword that is not a parameter is a launch option
+    options = {k: kw.pop(k) for k in list(kw) if k not in jit.arg_names}
     values = dict(zip(jit.arg_names, seen["args"]))
     values.update(kw)
     return {"kernel": f"{module.__name__}::{name}", "args": {k: describe(v) for k, v in values.items()},

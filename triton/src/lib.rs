@@ -65,6 +65,7 @@ pub mod explain;
 mod failure;
 pub mod finder;
 pub mod kernel_fields;
+mod launch_option;
 pub mod layout_cvt;
 mod parse;
 mod print;
@@ -82,6 +83,9 @@ pub(crate) use convert::{AMD_WMMA_SITE, NVIDIA_MMA_SITE, memdesc_verifier_error}
 pub use convert::{Conversion, ConversionCache, SITES as CONVERSION_SITES, to_linear_layout};
 pub use error::ConvertError;
 pub use failure::{Entry, Failure, Verdict};
+pub use launch_option::{
+    LAUNCH_OPTIONS, LaunchOption, OptionKind, launch_option, launch_options_list,
+};
 pub use parse::{Defs, parse_attr};
 pub use print::print_attr;
 pub use release::{Ptxas, RELEASES, Release, ReleaseInfo, Since, Span};

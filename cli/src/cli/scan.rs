@@ -4,8 +4,8 @@ use super::Found;
 use super::input::read_file;
 use clap::Args;
 use linear_layout_scan::{
-    ArgValue, Axes, DTYPES, PythonOptions, ScanRequest, default_cache_dir, parse_args, parse_axis,
-    scan,
+    ArgValue, Axes, DTYPES, PythonOptions, ScanRequest, check_option, configs_from_json,
+    default_cache_dir, parse_args, parse_axis, parse_config, parse_option_axis, scan,
 };
 use linear_layout_triton::finder::Arch;
 use linear_layout_triton::finder::check_ttgir;
@@ -23,11 +23,16 @@ use std::time::Instant;
     --args gives its arguments as they are passed at launch: `x=*fp16` (a tensor; `*T` takes the \
     --dtype axis; `*fp16:unaligned`), `N=4096` (an integer, specialised as the launcher does), \
     `M=i32` (an integer of no known value), `eps=1e-5` or `fp32`, `True`, `None`, `tl.float32`, \
-    `\"ieee\"`; a constexpr takes its value the same way. The kernel's @triton.autotune configs \
-    are the space; the axes replace their values (--num-warps 4,8 gives each config 4 and 8 \
-    warps). A spec file (TOML or JSON) holds the same: kernel, path, [args], [space] with dtype, \
-    num_warps, num_stages, num_ctas, arch, autotune, and [space.constexpr]; options on the \
-    command line add to it.\n\nExit status: 0 when no compiler failure is found (front-end \
+    `\"ieee\"`, `desc:*bf16[64,BLOCK_K]` (a host TensorDescriptor, Triton 3.4+, its block shape \
+    powers of two or constexpr names); a constexpr takes its value the same way. The kernel's \
+    @triton.autotune configs are the space (or an explicit list: --config 'BLOCK_M=64, \
+    num_warps=4, maxnreg=128', --configs FILE.json); the axes replace their values (--num-warps \
+    4,8 gives each config 4 and 8 warps; --option launch_pdl=True,False a launch option's; a \
+    release whose back end lacks an option reports it as a front-end failure). A spec file (TOML \
+    or JSON) holds the same: kernel, path, [args], configs, [space] with dtype, num_warps, \
+    num_stages, num_ctas, arch, autotune, [space.constexpr] and [space.option]; options on the \
+    command line add to it. Risks (a bundled assembler known to miscompile some modules) are \
+    listed and change no verdict.\n\nExit status: 0 when no compiler failure is found (front-end \
     rejections do not count), 1 when one is, 2 on bad input."
 )]
 pub struct ScanArgs {
@@ -48,6 +53,20 @@ pub struct ScanArgs {
     /// A constexpr axis: `BLOCK=64,128` (repeatable).
     #[arg(long)]
     constexpr: Vec<String>,
+    /// A launch option's values: `maxnreg=128,255`, `launch_pdl=True,False`
+    /// (repeatable; a release whose back end lacks the option reports each
+    /// configuration as a front-end failure that says so).
+    #[arg(long, value_name = "NAME=V1,V2")]
+    option: Vec<String>,
+    /// One configuration of an explicit list: `BLOCK_M=64, num_warps=4,
+    /// num_stages=3, maxnreg=128` (repeatable); the list replaces the
+    /// kernel's autotune configs, and the axes widen each.
+    #[arg(long, value_name = "K=V, …")]
+    config: Vec<String>,
+    /// A JSON file holding a configuration list: `[{"BLOCK_M": 64,
+    /// "num_warps": 4}, …]` (or `{"kwargs": {…}, "num_warps": 4}` each).
+    #[arg(long, value_name = "FILE")]
+    configs: Option<String>,
     /// Warps (replacing each configuration's).
     #[arg(long, value_delimiter = ',')]
     num_warps: Vec<u32>,
@@ -176,9 +195,9 @@ fn read_spec(path: &str) -> Result<Spec, String> {
         .as_object()
         .ok_or(format!("{path}: expected a table"))?;
     for key in obj.keys() {
-        if !["kernel", "path", "args", "space"].contains(&key.as_str()) {
+        if !["kernel", "path", "args", "space", "configs"].contains(&key.as_str()) {
             return Err(format!(
-                "{path}: unknown key `{key}` (kernel, path, args, space)"
+                "{path}: unknown key `{key}` (kernel, path, args, space, configs)"
             ));
         }
     }
@@ -204,6 +223,10 @@ fn read_spec(path: &str) -> Result<Spec, String> {
         }
     }
     spec.axes.autotune = true;
+    if let Some(configs) = obj.get("configs") {
+        spec.axes.configs =
+            configs_from_json(configs).map_err(|e| format!("{path}: configs: {e}"))?;
+    }
     if let Some(space) = obj.get("space") {
         let space = space
             .as_object()
@@ -228,10 +251,23 @@ fn read_spec(path: &str) -> Result<Spec, String> {
                         spec.axes.constexprs.push((name.clone(), values));
                     }
                 }
+                "option" => {
+                    let table = v
+                        .as_object()
+                        .ok_or(format!("{path}: [space.option] must be a table"))?;
+                    for (name, values) in table {
+                        let values = list(Some(values), name, |x| ArgValue::from_json(x).ok())?;
+                        for x in &values {
+                            check_option(name, x)
+                                .map_err(|e| format!("{path}: space.option.{name}: {e}"))?;
+                        }
+                        spec.axes.options.push((name.clone(), values));
+                    }
+                }
                 other => {
                     return Err(format!(
                         "{path}: unknown [space] key `{other}` (dtype, num_warps, num_stages, num_ctas, arch, \
-                         autotune, constexpr)"
+                         autotune, constexpr, option)"
                     ));
                 }
             }
@@ -275,6 +311,25 @@ fn request(a: &ScanArgs) -> Result<(ScanRequest, bool), String> {
         let (n, v) = parse_axis(c).map_err(|e| format!("--constexpr {e}"))?;
         spec.axes.constexprs.retain(|(m, _)| *m != n);
         spec.axes.constexprs.push((n, v));
+    }
+    for o in &a.option {
+        let (n, v) = parse_option_axis(o).map_err(|e| format!("--option {e}"))?;
+        spec.axes.options.retain(|(m, _)| *m != n);
+        spec.axes.options.push((n, v));
+    }
+    if let Some(file) = &a.configs {
+        let text = read_file(file)?;
+        let value: Value =
+            serde_json::from_str(&text).map_err(|e| format!("--configs {file}: {e}"))?;
+        spec.axes.configs =
+            configs_from_json(&value).map_err(|e| format!("--configs {file}: {e}"))?;
+    }
+    for (i, c) in a.config.iter().enumerate() {
+        let base = parse_config(c).map_err(|e| format!("--config #{}: {e}", i + 1))?;
+        if i == 0 && a.configs.is_none() {
+            spec.axes.configs.clear();
+        }
+        spec.axes.configs.push(base);
     }
     let or = |given: &[u32], spec: &mut Vec<u32>| {
         if !given.is_empty() {

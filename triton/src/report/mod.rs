@@ -45,6 +45,7 @@ mod group;
 mod outcome;
 mod regression;
 pub mod render;
+mod risk;
 mod search;
 mod status;
 mod subject;
@@ -57,6 +58,7 @@ pub use front_end::FrontEndGroup;
 pub use group::{SiteGroup, TtgirOp};
 pub use outcome::{ConfigOutcome, FrontEndFailure};
 pub use regression::{Cause, Regression};
+pub use risk::RiskGroup;
 pub use search::search;
 pub use status::RunStatus;
 pub use subject::{Kernel, Subject, Timing};
@@ -90,6 +92,9 @@ pub struct Report<C> {
     pub regressions: Vec<Regression>,
     /// Predictions checked by real compiles.
     pub confirmations: Vec<Confirmation>,
+    /// The assembler's risks in the modules checked (a scan): never a
+    /// failure, never the exit status.
+    pub risks: Vec<RiskGroup>,
     /// Seconds the whole took.
     pub seconds: f64,
 }
@@ -148,6 +153,7 @@ mod tests {
             front_end,
             regressions: Vec::new(),
             confirmations: Vec::new(),
+            risks: Vec::new(),
             seconds: 0.0,
         }
     }

@@ -92,6 +92,7 @@ fn from_tally(space: &Space, tally: Tally) -> Report<Config> {
         front_end: Vec::new(),
         regressions,
         confirmations: Vec::new(),
+        risks: Vec::new(),
         seconds: 0.0,
     }
 }

@@ -125,11 +125,12 @@ pub fn html<C: Configuration>(report: &Report<C>, options: &HtmlOptions) -> Stri
     let mut rest = String::new();
     regressions(&mut rest, report);
     front_end(&mut rest, report);
+    super::risks::text(&mut rest, report);
     confirmations(&mut rest, report);
     if !rest.is_empty() {
         let _ = writeln!(
             out,
-            "<section id=\"more\"><h2>Regressions, front-end failures, confirmations</h2>\
+            "<section id=\"more\"><h2>Regressions, front-end failures, risks, confirmations</h2>\
              <pre>{}</pre></section>",
             esc(rest.trim_end())
         );

@@ -21,6 +21,7 @@ pub fn json<C: Configuration>(report: &Report<C>) -> Value {
         "regressions": report.regressions.iter().map(|r| regression(report, r)).collect::<Vec<_>>(),
         "front_end": report.front_end.iter().map(|g| front_end(report, g)).collect::<Vec<_>>(),
         "confirmations": report.confirmations.iter().map(|x| confirmation(report, x)).collect::<Vec<_>>(),
+        "risks": super::risks::json(report),
         "found_failure": report.found_failure(),
     });
     let subject = match &report.subject {

@@ -161,6 +161,7 @@ mod tests {
             front_end: Vec::new(),
             regressions: Vec::new(),
             confirmations: Vec::new(),
+            risks: Vec::new(),
             seconds: 0.0,
         }
     }

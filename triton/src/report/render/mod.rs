@@ -9,7 +9,7 @@
 //! Both print the same sections in the same order: what was looked at
 //! (the [`Subject`](super::Subject)'s own header), the lowering's failures
 //! by build and site, the regressions, the front-end rejections and
-//! failures, the confirmations. The text leaves out a section with nothing
+//! failures, the assembler's risks, the confirmations. The text leaves out a section with nothing
 //! in it (saying so only for the failures); the JSON keeps it, empty. A
 //! new format is one more function of the report here; a new text layout,
 //! one more field of [`TextOptions`].
@@ -17,6 +17,7 @@
 mod html;
 mod json;
 mod junit;
+mod risks;
 mod text;
 
 pub use html::{HtmlOptions, html};

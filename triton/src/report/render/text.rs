@@ -79,6 +79,7 @@ pub fn text<C: Configuration>(report: &Report<C>, options: &TextOptions) -> Stri
         }
     }
     front_end(&mut out, report);
+    super::risks::text(&mut out, report);
     confirmations(&mut out, report);
     out
 }
