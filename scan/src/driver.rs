@@ -120,17 +120,16 @@ struct Job {
 
 /// Runs every job in workers, grouped by (release, target), `jobs` workers
 /// at a time; each answer is stored in the cache as it comes.
-#[allow(clippy::too_many_arguments)] // the scan's parts, each used once
-fn run_jobs(
-    req: &ScanRequest,
-    cache: &Cache,
-    kind: &str,
-    script: &std::path::Path,
-    interps: &[Interpreter],
-    configs: &[ScanConfig],
-    jobs: Vec<Job>,
-    say: Progress,
-) -> BTreeMap<(usize, usize), JobResult> {
+fn run_jobs(run: &Run, kind: &str, jobs: Vec<Job>) -> BTreeMap<(usize, usize), JobResult> {
+    let Run {
+        req,
+        cache,
+        script,
+        interps,
+        configs,
+        say,
+        ..
+    } = *run;
     let mut groups: BTreeMap<(usize, Arch), Vec<Job>> = BTreeMap::new();
     for j in jobs {
         groups
@@ -378,7 +377,10 @@ pub fn check_module(text: &str, release: linear_layout_triton::Release) -> Vec<F
 }
 
 /// Scans the kernel: every configuration of its space, in every release
-/// found.
+/// found. The pipeline, step by step: the interpreters, the kernel's own
+/// launch (`--call`), its inspection and space, every front end (cached or
+/// in workers), the model on every module, the confirming compiles, and
+/// per failing site the reproducer and the minimal module.
 pub fn scan(req: &ScanRequest, say: Progress) -> Result<ScanReport, ScanError> {
     let t0 = Instant::now();
     let cache = Cache::new(req.cache_dir.clone());
@@ -406,132 +408,29 @@ pub fn scan(req: &ScanRequest, say: Progress) -> Result<ScanReport, ScanError> {
     });
     let first = inspections.values().next().ok_or(ScanError::NoTarget)?;
     check_args(req, first, &configs)?;
-    let inspected = t0.elapsed().as_secs_f64();
-
-    // Front ends: the cache, then workers for the rest.
-    let mut entries: BTreeMap<(usize, usize), JobResult> = BTreeMap::new();
-    let mut pending = Vec::new();
-    // configurations whose front ends are the same (a constexpr the code
-    // never reads, an integer of the same specialisation) run once
-    let mut twins: BTreeMap<String, Vec<(usize, usize)>> = BTreeMap::new();
-    for (r, interp) in interps.found.iter().enumerate() {
-        for (c, cfg) in configs.iter().enumerate() {
-            let insp = &inspections[&cfg.arch];
-            let key = space::front_end_key("front_end", insp, &req.args, cfg, &interp.id);
-            match cache.get("front_end", &key) {
-                Some(e) => {
-                    entries.insert((r, c), e);
-                }
-                None => {
-                    let same = twins.entry(key.clone()).or_default();
-                    if same.is_empty() {
-                        pending.push(Job {
-                            release: r,
-                            config: c,
-                            key: key.clone(),
-                            request: space::job("front_end", c, &req.args, cfg),
-                        });
-                    }
-                    same.push((r, c));
-                }
-            }
-        }
-    }
-    let cached = entries.len();
-    let ran = pending.len();
-    if ran > 0 {
-        say(&format!(
-            "{ran} front ends to run ({cached} cached), {} worker(s) at a time",
-            req.jobs
-        ));
-    }
-    let t_front = Instant::now();
-    entries.extend(run_jobs(
+    let run = Run {
         req,
-        &cache,
-        "front_end",
-        &script,
-        &interps.found,
-        &configs,
-        pending,
+        cache: &cache,
+        script: &script,
+        interps: &interps.found,
+        inspections: &inspections,
+        configs: &configs,
         say,
-    ));
-    let front_secs = t_front.elapsed().as_secs_f64();
-    for same in twins.values() {
-        if let Some(e) = same.first().and_then(|first| entries.get(first)).cloned() {
-            for rc in &same[1..] {
-                entries.insert(*rc, e.clone());
-            }
-        }
-    }
+    };
+    let inspect_s = t0.elapsed().as_secs_f64();
+    let (entries, mut timing) = front_ends(&run);
+    timing.inspect_s = inspect_s;
 
-    // The model on every module.
     let t_check = Instant::now();
     let outcomes = report::outcomes(&interps.found, &configs, &entries);
     let risks = report::risk_groups(&interps.found, &configs, &entries);
-    let check_secs = t_check.elapsed().as_secs_f64();
-
-    let timing = Timing {
-        inspect_s: inspected,
-        front_end_s: front_secs,
-        check_s: check_secs,
-        cached,
-        ran,
-    };
+    timing.check_s = t_check.elapsed().as_secs_f64();
     let mut rep = report::build(req, &interps, first, &configs, outcomes, timing);
     rep.risks = risks;
 
-    // Confirmation: real compiles of the failing configurations and a
-    // sample of the passing ones.
     if req.confirm {
-        let mut jobs = Vec::new();
-        for (r, interp) in interps.found.iter().enumerate() {
-            let mut passing = 0;
-            for (c, cfg) in configs.iter().enumerate() {
-                let o = &rep.outcomes[r][c];
-                let wanted = match o {
-                    ConfigOutcome::Fails { .. } => true,
-                    ConfigOutcome::Passes => {
-                        passing += 1;
-                        passing <= req.confirm_passing
-                    }
-                    _ => false,
-                };
-                if !wanted {
-                    continue;
-                }
-                let insp = &inspections[&cfg.arch];
-                let key = space::front_end_key("compile", insp, &req.args, cfg, &interp.id);
-                match cache.get("compile", &key) {
-                    Some(e) => report::confirm(&mut rep, r, c, &e),
-                    None => jobs.push(Job {
-                        release: r,
-                        config: c,
-                        key,
-                        request: space::job("compile", c, &req.args, cfg),
-                    }),
-                }
-            }
-        }
-        if !jobs.is_empty() {
-            say(&format!("confirming: {} full compiles", jobs.len()));
-        }
-        let done = run_jobs(
-            req,
-            &cache,
-            "compile",
-            &script,
-            &interps.found,
-            &configs,
-            jobs,
-            say,
-        );
-        for ((r, c), e) in done {
-            report::confirm(&mut rep, r, c, &e);
-        }
+        confirm(&run, &mut rep);
     }
-
-    // Per site: the reproducer and the minimal module.
     let inputs = artefacts::Inputs {
         req,
         cache: &cache,
@@ -543,6 +442,115 @@ pub fn scan(req: &ScanRequest, say: Progress) -> Result<ScanReport, ScanError> {
     artefacts::write(&mut rep, &inputs, say)?;
     rep.seconds = t0.elapsed().as_secs_f64();
     Ok(rep)
+}
+
+/// What every step after the inspection reads.
+struct Run<'a> {
+    req: &'a ScanRequest,
+    cache: &'a Cache,
+    script: &'a std::path::Path,
+    interps: &'a [Interpreter],
+    inspections: &'a BTreeMap<Arch, Inspection>,
+    configs: &'a [ScanConfig],
+    say: Progress<'a>,
+}
+
+/// Every (release, configuration)'s front end: from the cache, else run in
+/// workers; configurations whose front ends are the same (a constexpr the
+/// code never reads, an integer of the same specialisation) run once.
+/// The timing's front-end part and counts are filled in.
+fn front_ends(run: &Run) -> (BTreeMap<(usize, usize), JobResult>, Timing) {
+    let mut entries: BTreeMap<(usize, usize), JobResult> = BTreeMap::new();
+    let mut pending = Vec::new();
+    let mut twins: BTreeMap<String, Vec<(usize, usize)>> = BTreeMap::new();
+    for (r, interp) in run.interps.iter().enumerate() {
+        for (c, cfg) in run.configs.iter().enumerate() {
+            let insp = &run.inspections[&cfg.arch];
+            let key = space::front_end_key("front_end", insp, &run.req.args, cfg, &interp.id);
+            match run.cache.get("front_end", &key) {
+                Some(e) => {
+                    entries.insert((r, c), e);
+                }
+                None => {
+                    let same = twins.entry(key.clone()).or_default();
+                    if same.is_empty() {
+                        pending.push(Job {
+                            release: r,
+                            config: c,
+                            key: key.clone(),
+                            request: space::job("front_end", c, &run.req.args, cfg),
+                        });
+                    }
+                    same.push((r, c));
+                }
+            }
+        }
+    }
+    let cached = entries.len();
+    let ran = pending.len();
+    if ran > 0 {
+        (run.say)(&format!(
+            "{ran} front ends to run ({cached} cached), {} worker(s) at a time",
+            run.req.jobs
+        ));
+    }
+    let t_front = Instant::now();
+    entries.extend(run_jobs(run, "front_end", pending));
+    let front_end_s = t_front.elapsed().as_secs_f64();
+    for same in twins.values() {
+        if let Some(e) = same.first().and_then(|first| entries.get(first)).cloned() {
+            for rc in &same[1..] {
+                entries.insert(*rc, e.clone());
+            }
+        }
+    }
+    let timing = Timing {
+        inspect_s: 0.0,
+        front_end_s,
+        check_s: 0.0,
+        cached,
+        ran,
+    };
+    (entries, timing)
+}
+
+/// Real compiles of the failing configurations and of a sample of the
+/// passing ones (`confirm_passing` a release), each recorded in the report.
+fn confirm(run: &Run, rep: &mut ScanReport) {
+    let mut jobs = Vec::new();
+    for (r, interp) in run.interps.iter().enumerate() {
+        let mut passing = 0;
+        for (c, cfg) in run.configs.iter().enumerate() {
+            let wanted = match &rep.outcomes[r][c] {
+                ConfigOutcome::Fails { .. } => true,
+                ConfigOutcome::Passes => {
+                    passing += 1;
+                    passing <= run.req.confirm_passing
+                }
+                _ => false,
+            };
+            if !wanted {
+                continue;
+            }
+            let insp = &run.inspections[&cfg.arch];
+            let key = space::front_end_key("compile", insp, &run.req.args, cfg, &interp.id);
+            match run.cache.get("compile", &key) {
+                Some(e) => report::confirm(rep, r, c, &e),
+                None => jobs.push(Job {
+                    release: r,
+                    config: c,
+                    key,
+                    request: space::job("compile", c, &run.req.args, cfg),
+                }),
+            }
+        }
+    }
+    if !jobs.is_empty() {
+        (run.say)(&format!("confirming: {} full compiles", jobs.len()));
+    }
+    for ((r, c), e) in run_jobs(run, "compile", jobs) {
+        report::confirm(rep, r, c, &e);
+    }
 }
 
 /// Compiles a TTGIR module with one release (in a worker), cached by text.
