@@ -147,8 +147,15 @@ impl Cache {
             .join(format!("{key}.{ext}"))
     }
 
-    /// A front-end (or compile) entry, with its TTGIR.
-    pub fn get(&self, kind: &str, key: &str) -> Option<JobResult> {
+    /// A front-end (or compile) entry, with its TTGIR, for a run whose
+    /// time limit is `limit` seconds: an entry that ended on its limit (a
+    /// timeout) is stored under that limit and never reused under another.
+    pub fn get(&self, kind: &str, key: &str, limit: u64) -> Option<JobResult> {
+        self.read(kind, key)
+            .or_else(|| self.read(kind, &within_limit(key, limit)))
+    }
+
+    fn read(&self, kind: &str, key: &str) -> Option<JobResult> {
         let text = std::fs::read_to_string(self.path(kind, key, "json")).ok()?;
         let mut entry: JobResult = serde_json::from_str(&text).ok()?;
         let ttgir = self.path(kind, key, "ttgir");
@@ -160,7 +167,20 @@ impl Cache {
 
     /// Stores an entry (the TTGIR first, so that a reader never sees an
     /// entry without it).
-    pub fn put(&self, kind: &str, key: &str, entry: &JobResult) -> Result<(), ScanError> {
+    pub fn put(
+        &self,
+        kind: &str,
+        key: &str,
+        entry: &JobResult,
+        limit: u64,
+    ) -> Result<(), ScanError> {
+        let limited;
+        let key = if entry.status == JobStatus::Timeout {
+            limited = within_limit(key, limit);
+            limited.as_str()
+        } else {
+            key
+        };
         if let Some(ttgir) = &entry.ttgir {
             self.write(&self.path(kind, key, "ttgir"), ttgir.as_bytes())?;
         }
@@ -194,6 +214,11 @@ impl Cache {
     }
 }
 
+/// The key of a result that depends on the time limit it ran under.
+fn within_limit(key: &str, limit: u64) -> String {
+    format!("{key}-limit-{limit}s")
+}
+
 /// The content hashes of `files` (a missing file hashes as missing).
 pub fn file_hashes(files: &[String]) -> BTreeMap<String, String> {
     files
@@ -209,6 +234,25 @@ pub fn file_hashes(files: &[String]) -> BTreeMap<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_timeout_is_reused_only_under_the_same_limit() {
+        let dir = std::env::temp_dir().join(format!("ll-cache-limit-{}", std::process::id()));
+        let cache = Cache::new(dir.clone());
+        let timed_out =
+            JobResult::from_worker(&serde_json::json!({"status": "timeout", "message": "slow"}));
+        cache.put("front_end", "k", &timed_out, 5).unwrap();
+        assert_eq!(
+            cache.get("front_end", "k", 5).map(|e| e.status),
+            Some(JobStatus::Timeout)
+        );
+        assert!(cache.get("front_end", "k", 300).is_none());
+        // a finished result does not depend on the limit
+        let done = JobResult::from_worker(&serde_json::json!({"status": "ttgir", "message": ""}));
+        cache.put("front_end", "d", &done, 5).unwrap();
+        assert!(cache.get("front_end", "d", 300).is_some());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn statuses_read_as_the_worker_and_older_caches_write_them() {

@@ -190,7 +190,7 @@ fn run_jobs(run: &Run, kind: &str, jobs: Vec<Job>) -> BTreeMap<(usize, usize), J
                         };
                         let transient = entry.message.starts_with("the worker died");
                         if !transient {
-                            if let Err(e) = cache.put(kind, &job.key, &entry) {
+                            if let Err(e) = cache.put(kind, &job.key, &entry, req.timeout) {
                                 say(&format!("warning: {e}"));
                             }
                         }
@@ -467,7 +467,7 @@ fn front_ends(run: &Run) -> (BTreeMap<(usize, usize), JobResult>, Timing) {
         for (c, cfg) in run.configs.iter().enumerate() {
             let insp = &run.inspections[&cfg.arch];
             let key = space::front_end_key("front_end", insp, &run.req.args, cfg, &interp.id);
-            match run.cache.get("front_end", &key) {
+            match run.cache.get("front_end", &key, run.req.timeout) {
                 Some(e) => {
                     entries.insert((r, c), e);
                 }
@@ -534,7 +534,7 @@ fn confirm(run: &Run, rep: &mut ScanReport) {
             }
             let insp = &run.inspections[&cfg.arch];
             let key = space::front_end_key("compile", insp, &run.req.args, cfg, &interp.id);
-            match run.cache.get("compile", &key) {
+            match run.cache.get("compile", &key, run.req.timeout) {
                 Some(e) => report::confirm(rep, r, c, &e),
                 None => jobs.push(Job {
                     release: r,
@@ -568,7 +568,7 @@ pub(crate) fn compile_module(
         .to_string()
         .as_bytes(),
     );
-    if let Some(e) = cache.get("compile_ir", &key) {
+    if let Some(e) = cache.get("compile_ir", &key, timeout) {
         return Ok(e);
     }
     let spec = WorkerSpec {
@@ -583,6 +583,6 @@ pub(crate) fn compile_module(
     let answer = w.request(&json!({"id": 0, "op": "compile_ir", "ttgir": text}))?;
     let mut e = JobResult::from_worker(&answer);
     e.ttgir = None;
-    cache.put("compile_ir", &key, &e)?;
+    cache.put("compile_ir", &key, &e, timeout)?;
     Ok(e)
 }

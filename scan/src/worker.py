@@ -46,7 +46,7 @@ import types
 
 sys.dont_write_bytecode = True
 
-WORKER_VERSION = 4
+WORKER_VERSION = 5
 
 # ------------------------------------------------------------ stand-ins
 
@@ -1038,22 +1038,73 @@ def warm_caches():
         pass
 
 
+# ------------------------------------------------------------ the channel
+
+# The protocol's own file descriptors, apart from the kernel's: set up by
+# private_channel() before any user code runs.
+CHANNEL = {"in": None, "out": None}
+
+
+def private_channel():
+    """Move the protocol off fds 0 and 1: whatever the kernel's module prints
+    (Python's print or C code writing to fd 1) goes to stderr, and what it
+    reads from stdin is empty, so neither can corrupt or steal a message."""
+    CHANNEL["out"] = os.fdopen(os.dup(1), "w", buffering=1)
+    CHANNEL["in"] = os.fdopen(os.dup(0), "r")
+    sys.stdout.flush()
+    os.dup2(2, 1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    sys.stdout = sys.stderr
+
+
+def send(obj):
+    """One protocol message: a JSON line on the private channel."""
+    CHANNEL["out"].write(json.dumps(obj) + "\n")
+    CHANNEL["out"].flush()
+
+
+class ImportTimeout(BaseException):
+    """Not an Exception: the import's own fallbacks (`except Exception`)
+    must not catch it and start over."""
+
+
+def within(seconds, what, fn, *a):
+    """fn(*a), or ImportTimeout after `seconds`: a Python-level alarm gives a
+    clean message; faulthandler's watchdog thread ends the process a little
+    later if the time is spent in C code the alarm cannot interrupt."""
+    import faulthandler
+
+    def expired(signum, frame):
+        raise ImportTimeout(f"{what} took more than {seconds:g} s")
+
+    old = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(max(1, int(seconds)))
+    faulthandler.dump_traceback_later(seconds + 10, exit=True)
+    try:
+        return fn(*a)
+    finally:
+        signal.alarm(0)
+        faulthandler.cancel_dump_traceback_later()
+        signal.signal(signal.SIGALRM, old)
+
+
 def serve(args):
     state = {"driver": install_driver(args.target), "torch": ensure_torch(args.target)}
     warm_caches()
     load_error = None
     if args.kernel:
         try:
-            obj, _, _ = load_kernel(args.kernel, args.path)
+            obj, _, _ = within(args.timeout, f"importing {args.kernel}", load_kernel, args.kernel, args.path)
             wrappers, state["jit"] = layers(obj)
             from triton.runtime.autotuner import Heuristics
             state["heuristics"] = [w for w in wrappers if isinstance(w, Heuristics)]
         except BaseException as e:  # noqa: BLE001
             load_error = summary(e) if not isinstance(e, SystemExit) else str(e)
     import triton
-    print(json.dumps({"hello": WORKER_VERSION, "triton": triton.__version__, "error": load_error,
-                      "torch": state["torch"]}), flush=True)
-    for line in sys.stdin:
+    send({"hello": WORKER_VERSION, "triton": triton.__version__, "error": load_error, "torch": state["torch"]})
+    for line in CHANNEL["in"]:
         if not line.strip():
             continue
         job = json.loads(line)
@@ -1062,7 +1113,7 @@ def serve(args):
                    "exception": load_error, "seconds": 0.0, "signal": None}
         else:
             out = answer(state, job, job.get("timeout", args.timeout))
-        print(json.dumps(out), flush=True)
+        send(out)
 
 
 # ------------------------------------------------------------ --call
@@ -1147,17 +1198,19 @@ def main():
     ap.add_argument("--timeout", type=float, default=300)
     args = ap.parse_args()
     args.target = parse_target(args.target)
+    private_channel()
     if args.cmd == "version":
         import triton
-        print(json.dumps({"worker": WORKER_VERSION, "triton": triton.__version__}))
+        send({"worker": WORKER_VERSION, "triton": triton.__version__})
         return 0
     if args.cmd in ("inspect", "capture"):
+        what = inspect_kernel if args.cmd == "inspect" else capture
         try:
-            print(json.dumps(inspect_kernel(args) if args.cmd == "inspect" else capture(args)))
+            send(within(args.timeout, f"{args.cmd} of {args.kernel or args.call}", what, args))
         except SystemExit as e:
-            print(json.dumps({"error": str(e)}))
+            send({"error": str(e)})
         except BaseException as e:  # noqa: BLE001
-            print(json.dumps({"error": summary(e), "traceback": traceback.format_exc()[-3000:]}))
+            send({"error": summary(e), "traceback": traceback.format_exc()[-3000:]})
         return 0
     serve(args)
     return 0
