@@ -53,7 +53,15 @@ fn scan_refuses_bad_input_with_exit_2_and_the_reason() {
     let configs = configs.to_str().unwrap();
     let no_venvs = dir.join("venvs");
     let no_venvs = no_venvs.to_str().unwrap();
+    let kernel_file = dir.join("k.py");
+    std::fs::write(&kernel_file, "").unwrap();
+    let real_kernel = format!("{}::k", kernel_file.display());
     for (args, says) in [
+        // a file that is not there: said before any release is installed
+        (
+            vec!["scan", "/no/such/k.py::k", "--cache-dir", cache],
+            "no such file: /no/such/k.py",
+        ),
         (vec!["scan"], "give the kernel"),
         (
             vec!["scan", "mykernel"],
@@ -129,7 +137,7 @@ fn scan_refuses_bad_input_with_exit_2_and_the_reason() {
         (
             vec![
                 "scan",
-                "k.py::k",
+                &real_kernel,
                 "--venv-dir",
                 no_venvs,
                 "--no-install",

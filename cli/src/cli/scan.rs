@@ -384,6 +384,19 @@ fn request(a: &ScanArgs) -> Result<(ScanRequest, bool), String> {
             ));
         }
     }
+    // A file that is not there is said before any release is installed
+    // (a typo must not cost a download).
+    if a.call.is_none() {
+        if let Some((file, _)) = kernel.rsplit_once("::") {
+            let named = std::path::Path::new(file);
+            let found = named.is_file()
+                || a.path.iter().any(|dir| dir.join(named).is_file())
+                || !(file.ends_with(".py") || file.contains('/'));
+            if !found {
+                return Err(format!("{kernel}: no such file: {file}"));
+            }
+        }
+    }
     let cache_dir = a.cache_dir.clone().unwrap_or_else(default_cache_dir);
     let name: String = kernel
         .split_whitespace()
