@@ -57,6 +57,15 @@ fn scan_refuses_bad_input_with_exit_2_and_the_reason() {
     std::fs::write(&kernel_file, "").unwrap();
     let real_kernel = format!("{}::k", kernel_file.display());
     for (args, says) in [
+        // limits that would exhaust the machine or overflow the worker's alarm
+        (
+            vec!["scan", "k.py::k", "--jobs", "100000"],
+            "100000 is not in 1..=256",
+        ),
+        (
+            vec!["scan", "k.py::k", "--timeout", "18446744073709551615"],
+            "is not in 1..=86400",
+        ),
         // a file that is not there: said before any release is installed
         (
             vec!["scan", "/no/such/k.py::k", "--cache-dir", cache],

@@ -138,11 +138,14 @@ fn run_jobs(run: &Run, kind: &str, jobs: Vec<Job>) -> BTreeMap<(usize, usize), J
             .push(j);
     }
     let total: usize = groups.values().map(Vec::len).sum();
+    // a worker takes one (release, target) group at a time: more threads
+    // than groups would only wait
+    let threads = req.jobs.clamp(1, groups.len().max(1));
     let done = Mutex::new((0usize, BTreeMap::new()));
     let queue = Mutex::new(groups.into_iter().collect::<Vec<_>>());
     let started = Instant::now();
     std::thread::scope(|s| {
-        for _ in 0..req.jobs.max(1) {
+        for _ in 0..threads {
             s.spawn(|| {
                 loop {
                     let Some(((r, arch), group)) = queue.lock().ok().and_then(|mut q| q.pop())

@@ -116,11 +116,12 @@ pub struct ScanArgs {
     /// cache's reports/KERNEL).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Worker processes at a time (default: the CPUs).
-    #[arg(long)]
-    jobs: Option<usize>,
-    /// Seconds per front end or compile.
-    #[arg(long, default_value_t = 300)]
+    /// Worker processes at a time, 1 to 256 (default: the CPUs).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+    jobs: Option<u16>,
+    /// Seconds per front end, compile or import of the kernel's module, 1
+    /// to 86400.
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     timeout: u64,
     /// Compile the failing configurations (and a sample of passing ones)
     /// for real, run each reproducer, and say which predictions hold.
@@ -414,9 +415,10 @@ fn request(a: &ScanArgs) -> Result<(ScanRequest, bool), String> {
             }
         })
         .collect();
-    let jobs = a.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)
-    });
+    let jobs = a.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get),
+        usize::from,
+    );
     let mut paths = spec.paths;
     paths.extend(a.path.iter().cloned());
     let req = ScanRequest {
