@@ -145,11 +145,11 @@ def _cfg(family, arch, warps=4, ctas=1, stages=2, **params):
     return {"family": family, **params, "num_warps": warps, "num_stages": stages, "num_ctas": ctas, "arch": arch}
 
 
-def kernel_grid(short):
-    """The kernel configurations release `short` (`3.9`) compiles: each family's failing case,
-    the neighbours that compile (another warp count, tile, operand order or number of CTAs),
-    and the constructs current kernels use on sm90, sm100 and sm120 (persistent matmul,
-    attention, TMA copies, top-k) as controls."""
+def kernel_grid():
+    """The kernel configurations every release compiles: each family's failing case, the
+    neighbours that compile (another warp count, tile, operand order or number of CTAs), and
+    the constructs current kernels use on sm90, sm100 and sm120 (persistent matmul, attention,
+    TMA copies, top-k) as controls."""
     g = []
     ds = dict(m=128, n=128, k=128)
     for arch in ("sm120", "sm100"):
@@ -158,11 +158,9 @@ def kernel_grid(short):
         g.append(_cfg("dot_scaled", arch, fa="e2m1", fb="e2m1", batch=2, **ds))
         g.append(_cfg("dot_scaled", arch, fa="e4m3", fb="e4m3", **ds))
     # mxfp4 with 2 CTAs on sm100: the packed operand B keeps a split along K (the tcgen05
-    # verifier from 3.7; 3.6 fails first at dsmem_mapa). Not on 3.4 and 3.5: they abort
-    # earlier, in `getSharedMemoryBase`, on a conversion to a slice of a linear layout whose
-    # CTA order differs from the source's (not modelled: notes/finder-agreement.md).
-    if _newer(short, 3, 6):
-        g.append(_cfg("dot_scaled", "sm100", ctas=2, fa="e2m1", fb="e2m1", **ds))
+    # verifier from 3.7); 3.6 fails first at dsmem_mapa, 3.4 and 3.5 at dsmem_no_scratch (the
+    # scales' conversion to a slice of a linear layout)
+    g.append(_cfg("dot_scaled", "sm100", ctas=2, fa="e2m1", fb="e2m1", **ds))
     g.append(_cfg("dot_scaled", "sm120", fa="e2m1", fb="e2m1", pack_a=0, **ds))
     g.append(_cfg("dot_scaled", "sm120", fa="e4m3", fb="e2m1", **ds))
     g.append(_cfg("dot_scaled", "sm120", fa="bf16", fb="e2m1", **ds))
@@ -297,6 +295,41 @@ module attributes {{"ttg.num-ctas" = {ctas} : i32, "ttg.num-warps" = 4 : i32, tt
 """
 
 
+def scratch_module(short, p):
+    """A convert_layout whose two layouts split 2 CTAs alike but write their CTA layouts
+    differently: a blocked tensor to the same layout with the other `CTAOrder` (only
+    registers move), or, as in an mxfp4 `dot_scaled`'s scales, a `[128, 4]` i8 tensor to a
+    slice of a `#ttg.linear` layout (values move within a warp); `same` writes them alike."""
+    lists = not _newer(short, 3, 6)
+    cga = ("CTAsPerCGA = [2, 1], CTASplitNum = [2, 1], CTAOrder = [{}]" if lists else "CGALayout = [[1, 0]]")
+    src_order = "1, 0"
+    dst_order = src_order if p["same"] else "0, 1"
+    src = (f"#ttg.blocked<{{sizePerThread = [1, 2], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], "
+           f"order = [1, 0], {cga.format(src_order)}}}>")
+    if p["kind"] == "blocked":
+        dst = (f"#ttg.blocked<{{sizePerThread = [1, 2], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], "
+               f"order = [1, 0], {cga.format(dst_order)}}}>")
+        defs, u = f"#dst = {dst}\n", "#dst"
+    else:
+        # registers along dim 2 then 1: CTAOrder [0, 2, 1], [0, 1] once dim 2 is sliced away
+        lin = ("#ttg.linear<{register = [[0, 0, 1], [0, 0, 2], [0, 0, 4], [0, 0, 8], [0, 0, 16], [0, 1, 0]], "
+               "lane = [[1, 0, 0], [2, 0, 0], [4, 0, 0], [8, 0, 0], [0, 2, 0]], warp = [[16, 0, 0], [32, 0, 0]], "
+               "block = [[64, 0, 0]]}>")
+        defs, u = f"#lin = {lin}\n", "#ttg.slice<{dim = 2, parent = #lin}>"
+    return f"""#src = {src}
+{defs}module attributes {{"ttg.num-ctas" = 2 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:{p['cap']}", "ttg.threads-per-warp" = 32 : i32}} {{
+  tt.func public @op_level(%in: !tt.ptr<i8> {{tt.divisibility = 16 : i32}}, %out: !tt.ptr<i8> {{tt.divisibility = 16 : i32}}) {{
+    %p = tt.splat %in : !tt.ptr<i8> -> tensor<128x4x!tt.ptr<i8>, #src>
+    %x = tt.load %p : tensor<128x4x!tt.ptr<i8>, #src>
+    %y = ttg.convert_layout %x : tensor<128x4xi8, #src> -> tensor<128x4xi8, {u}>
+    %q = tt.splat %out : !tt.ptr<i8> -> tensor<128x4x!tt.ptr<i8>, {u}>
+    tt.store %q, %y : tensor<128x4x!tt.ptr<i8>, {u}>
+    tt.return
+  }}
+}}
+"""
+
+
 WGMMA_TYPES = {  # dtype -> (MLIR element type, accumulator type, zero, instruction K)
     "int8": ("i8", "i32", "0", 32),
     "fp8e4nv": ("f8E4M3FN", "f32", "0.000000e+00", 32),
@@ -357,6 +390,13 @@ def modules(short):
     for src, dst in (([2, 1], [1, 2]), ([2, 1], [2, 1])):
         p = {"src": src, "dst": dst, "cap": 90, "src_kind": "mma"}
         out.append(("dsmem_mapa", p, dsmem_module(short, p), 90))
+    for kind in ("blocked", "linear_slice"):
+        for same in (False, True):
+            if kind == "linear_slice" and same:
+                continue  # a linear layout's CTA order is derived, not written
+            for cap in (90, 100):
+                p = {"kind": kind, "same": same, "cap": cap}
+                out.append(("dsmem_no_scratch", p, scratch_module(short, p), cap))
     return out
 
 
@@ -416,7 +456,7 @@ def record(args):
     short = run_grid.triton_short(args.triton)
     if args.only == "modules":
         return record_modules(args, py, short)
-    cfgs = kernel_grid(short)
+    cfgs = kernel_grid()
     out = os.path.join(args.out_dir, f"families-triton-{args.triton}.jsonl.gz")
     kept = kept_records(out) if args.missing else {}
 
@@ -477,7 +517,7 @@ def record_modules(args, py, short):
     mout = os.path.join(args.out_dir, f"family-modules-triton-{args.triton}.jsonl")
     mwhat = (f"{len(mods)} one-op TTGIR modules of families.py (`modules`: a ttng.warp_group_dot of two "
              f"shared buffers in each operand order and element type; a convert_layout between two CTA "
-             f"splits), each compiled from its file by the triton {args.triton} wheel "
+             f"splits, or between two CTA layouts written differently that split the CTAs alike), each compiled from its file by the triton {args.triton} wheel "
              f"(`{data_header.command()}`).")
     data_header.write_jsonl(mout, {"what": data_header.existing_what(mout, "family-modules", args.triton,
                                                                      len(mods)) or mwhat,

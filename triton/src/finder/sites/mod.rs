@@ -20,6 +20,7 @@ pub(crate) mod cp_async;
 pub(crate) mod cross_cta;
 pub(crate) mod dot_k;
 pub(crate) mod dsmem_mapa;
+pub(crate) mod dsmem_no_scratch;
 pub(crate) mod fp8_arch;
 pub(crate) mod fp8_promotion;
 pub(crate) mod gather_layout;
@@ -452,7 +453,7 @@ pub(crate) use passes_only_model;
 /// within a conversion the scratch buffer (3.1), the layouts, the shuffle
 /// plan, the operand shortcut and the byte permutes. Adding a site is
 /// adding its file and a line here.
-pub(crate) static MODELS: [&dyn SiteModel; 48] = [
+pub(crate) static MODELS: [&dyn SiteModel; 49] = [
     &cga_spelling::Model,
     // the TTGIR passes: named from their messages, never met in a module
     &scaled_dot_batched_scale::Model,
@@ -488,6 +489,7 @@ pub(crate) static MODELS: [&dyn SiteModel; 48] = [
     &tcgen05_operand_3_3::Model,
     &tmem_lhs_cta::Model,
     &cross_cta::Model,
+    &dsmem_no_scratch::Model,
     &dsmem_mapa::Model,
     &wgmma_operand_major::Model,
     &scaled_dot_mn_packed::Model,
