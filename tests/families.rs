@@ -209,7 +209,12 @@ fn every_recorded_family_module_agrees_with_its_site() {
         failures.len(),
         failures.join("\n")
     );
-    for site in ["wgmma_operand_major", "dsmem_mapa", "dsmem_no_scratch"] {
+    for site in [
+        "wgmma_operand_major",
+        "dsmem_mapa",
+        "dsmem_no_scratch",
+        "stmatrix_scratch",
+    ] {
         let outcomes = &seen[site];
         assert!(
             outcomes.contains("ok") && outcomes.iter().any(|o| o != "ok"),

@@ -330,6 +330,28 @@ def scratch_module(short, p):
 """
 
 
+def stmatrix_scratch_module(short, p):
+    """A constant in a Hopper accumulator (`p["rows"]` x `p["cols"]`, instruction N `p["n"]`,
+    warps `p["warps"]`) converted to a blocked layout with order `p["order"]`, on sm90."""
+    ty = {"bf16": "bf16", "fp16": "f16", "fp32": "f32"}[p["dtype"]]
+    wm, wn = p["warps"]
+    k = 256 // {"bf16": 16, "fp16": 16, "fp32": 32}[p["dtype"]]
+    order = ", ".join(map(str, p["order"]))
+    t = f"tensor<{p['rows']}x{p['cols']}x{ty}"
+    return f"""#mma = #ttg.nvidia_mma<{{versionMajor = 3, versionMinor = 0, warpsPerCTA = [{wm}, {wn}], instrShape = [16, {p['n']}, {k}]}}>
+#blocked = #ttg.blocked<{{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [{wm * wn}, 1], order = [{order}]}}>
+module attributes {{"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = {wm * wn} : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32}} {{
+  tt.func public @op_level(%out: !tt.ptr<{ty}> {{tt.divisibility = 16 : i32}}) {{
+    %c = arith.constant dense<1.000000e+00> : {t}, #mma>
+    %y = ttg.convert_layout %c : {t}, #mma> -> {t}, #blocked>
+    %q = tt.splat %out : !tt.ptr<{ty}> -> tensor<{p['rows']}x{p['cols']}x!tt.ptr<{ty}>, #blocked>
+    tt.store %q, %y : tensor<{p['rows']}x{p['cols']}x!tt.ptr<{ty}>, #blocked>
+    tt.return
+  }}
+}}
+"""
+
+
 WGMMA_TYPES = {  # dtype -> (MLIR element type, accumulator type, zero, instruction K)
     "int8": ("i8", "i32", "0", 32),
     "fp8e4nv": ("f8E4M3FN", "f32", "0.000000e+00", 32),
@@ -397,6 +419,14 @@ def modules(short):
             for cap in (90, 100):
                 p = {"kind": kind, "same": same, "cap": cap}
                 out.append(("dsmem_no_scratch", p, scratch_module(short, p), cap))
+    base = {"dtype": "bf16", "n": 8, "order": [1, 0]}
+    cases = [{**base, "rows": r, "cols": c, "warps": w}
+             for r, c in ((1, 8), (2, 8), (4, 8), (16, 8), (1, 16), (1, 32)) for w in ([4, 1], [4, 2])]
+    one = {**base, "rows": 1, "cols": 8, "warps": [4, 1]}
+    cases += [{**one, "dtype": "fp16"}, {**one, "dtype": "fp32"}, {**one, "order": [0, 1]},
+              {**one, "n": 16}, {**one, "n": 16, "cols": 16}, {**one, "warps": [8, 1]}]
+    for p in cases:
+        out.append(("stmatrix_scratch", p, stmatrix_scratch_module(short, p), 90))
     return out
 
 
@@ -517,7 +547,8 @@ def record_modules(args, py, short):
     mout = os.path.join(args.out_dir, f"family-modules-triton-{args.triton}.jsonl")
     mwhat = (f"{len(mods)} one-op TTGIR modules of families.py (`modules`: a ttng.warp_group_dot of two "
              f"shared buffers in each operand order and element type; a convert_layout between two CTA "
-             f"splits, or between two CTA layouts written differently that split the CTAs alike), each compiled from its file by the triton {args.triton} wheel "
+             f"splits, or between two CTA layouts written differently that split the CTAs alike; a small Hopper "
+             f"accumulator converted to a blocked layout), each compiled from its file by the triton {args.triton} wheel "
              f"(`{data_header.command()}`).")
     data_header.write_jsonl(mout, {"what": data_header.existing_what(mout, "family-modules", args.triton,
                                                                      len(mods)) or mwhat,
