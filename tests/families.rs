@@ -23,8 +23,9 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The sites these records exist for.
-const SITES: [&str; 11] = [
+const SITES: [&str; 12] = [
     "dsmem_mapa",
+    "dsmem_no_scratch",
     "join_split_cga",
     "plan_cta_descriptor_gather",
     "plan_cta_rank3_dot",
@@ -157,6 +158,14 @@ fn every_recorded_family_compile_agrees_with_its_site() {
             "no recorded kernel fails at {site}: {failing_sites:?}"
         );
     }
+    // 3.7's verifier already refuses an operand split along K (the mxfp4
+    // dot_scaled with 2 CTAs on sm100)
+    assert!(
+        failing_sites
+            .get("tcgen05_cga")
+            .is_some_and(|r| r.contains_key("3.7.1")),
+        "no 3.7.1 kernel fails at tcgen05_cga: {failing_sites:?}"
+    );
 }
 
 #[test]
@@ -200,10 +209,15 @@ fn every_recorded_family_module_agrees_with_its_site() {
         failures.len(),
         failures.join("\n")
     );
-    for site in ["wgmma_operand_major", "dsmem_mapa"] {
+    for site in [
+        "wgmma_operand_major",
+        "dsmem_mapa",
+        "dsmem_no_scratch",
+        "stmatrix_scratch",
+    ] {
         let outcomes = &seen[site];
         assert!(
-            outcomes.contains("ok") && outcomes.contains("error"),
+            outcomes.contains("ok") && outcomes.iter().any(|o| o != "ok"),
             "{site}: {outcomes:?}"
         );
     }
@@ -213,7 +227,12 @@ fn every_recorded_family_module_agrees_with_its_site() {
 fn the_new_sites_say_where_they_fail() {
     for site in SITES {
         let stage = finder::stage(site).unwrap_or_else(|| panic!("{site} declares no stage"));
-        let lowering = ["dsmem_mapa", "scaled_dot_mn_packed", "wgmma_operand_major"];
+        let lowering = [
+            "dsmem_mapa",
+            "dsmem_no_scratch",
+            "scaled_dot_mn_packed",
+            "wgmma_operand_major",
+        ];
         assert_eq!(
             stage == Stage::Lowering,
             lowering.contains(&site),

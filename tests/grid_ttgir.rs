@@ -119,3 +119,40 @@ fn check_ttgir_finds_the_wgmma_operand_split_of_a_public_kernel() {
         assert!(said.contains(at), "{release}: {said}");
     }
 }
+
+/// Flash attention on sm90 (`attention-sm90-ttgir-*`: fp16 and bf16, 4, 8
+/// and 16 warps, 64 – 128 rows and columns): where 3.1.0 aborts, it is in
+/// the first lowering pass, on P's conversion into operand A of the second
+/// dot (`hopper_dot_operand`), although the module also converts one
+/// Hopper accumulator into another, which 3.1's allocation analysis would
+/// refuse next (`mma_to_mma_3_1`): the decomposition runs first. 3.2 – 3.4
+/// compile every one.
+#[test]
+fn attention_on_hopper_aborts_3_1_in_the_decomposition_first() {
+    let files: Vec<_> = recorded::of_kind(Kind::GridTtgirCompiles)
+        .into_iter()
+        .filter(|f| f.file().contains("attention-sm90-ttgir-"))
+        .collect();
+    assert_eq!(files.len(), 4, "3.1.0, 3.2.0, 3.3.1 and 3.4.0");
+    let mut aborts_3_1 = 0;
+    for file in &files {
+        let release: Release = file.release().parse().expect("a modelled release");
+        for (name, rec) in file.records() {
+            let outcome = rec["outcome"].as_str().unwrap();
+            let findings = check_module(rec["ttgir"].as_str().expect("a module"), release);
+            let sites: Vec<&str> = findings.iter().map(|f| f.failure.site.id).collect();
+            if release != Release::V3_1 {
+                assert_eq!((outcome, sites.len()), ("ok", 0), "{name}@{release}");
+                continue;
+            }
+            if outcome == "ok" {
+                assert!(sites.is_empty(), "{name}: {sites:?}");
+                continue;
+            }
+            aborts_3_1 += 1;
+            assert_eq!(sites.first(), Some(&"hopper_dot_operand"), "{name}");
+            assert!(sites.contains(&"mma_to_mma_3_1"), "{name}: {sites:?}");
+        }
+    }
+    assert!(aborts_3_1 > 0, "no attention kernel aborts 3.1.0");
+}

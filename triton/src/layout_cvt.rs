@@ -77,3 +77,38 @@ pub fn reorders_registers(src: &LinearLayout, dst: &LinearLayout) -> Result<bool
         _ => false,
     })
 }
+
+/// Whether 3.4's `getWarpLayoutConvertDecomposition` finds a shuffle plan
+/// for the within-warp conversion `cvt` (`lib/Analysis/Utility.cpp`,
+/// `release/3.4.x` lines 231–330): none when a lane of the destination
+/// broadcasts, or when the lane rows that move registers outnumber the
+/// register rows that move lanes. `None` where Triton asserts instead (a
+/// row moving both), or our algebra refuses a step.
+pub(crate) fn shuffle_plan_3_4(cvt: &LinearLayout) -> Option<bool> {
+    let (reg, lane) = (Dim::REGISTER, Dim::LANE);
+    let c = cvt.sublayout(&[lane, reg], &[lane, reg]).ok()?;
+    // components are (register, lane), the conversion's out-dim order
+    let rows = |dim: Dim| -> Option<Vec<Vec<u64>>> {
+        (0..c.in_dim_size_log2(dim).ok()? as usize)
+            .map(|i| c.basis(dim, i).ok().map(|b| b.to_vec()))
+            .collect()
+    };
+    let mut missing = 0;
+    for row in rows(lane)? {
+        match (row.first()?, row.get(1)?) {
+            (0, 0) => return Some(false),
+            (0, _) => {}
+            (_, 0) => missing += 1,
+            _ => return None,
+        }
+    }
+    let mut filling = 0;
+    for row in rows(reg)? {
+        match (row.first()?, row.get(1)?) {
+            (_, 0) => {}
+            (0, _) => filling += 1,
+            _ => return None,
+        }
+    }
+    Some(filling >= missing)
+}

@@ -14,6 +14,9 @@ lowering leaves the module `check-ttgir` reads.
         write tests/data/compile/families-triton-3.9.0.jsonl.gz (kind `family-compiles`: each
         record with the TTGIR handed to the lowering, locations stripped) and
         tests/data/compile/family-modules-triton-3.9.0.jsonl (kind `family-modules`)
+    python3 tests/oracle/compile/families.py record --triton 3.9.0 --only kernels --missing
+        the same, compiling only the kernels the file has no record of (a kernel added to the
+        grid) and keeping the others as recorded
     python3 tests/oracle/compile/families.py emit --triton 3.9.0 --dir DIR
         write the one-op modules of that release, without compiling them
     python3 tests/oracle/compile/families.py child --config JSON --status PATH --ttgir PATH
@@ -134,6 +137,10 @@ def compile_one(py, cfg, work, timeout=180):
 # ---------------------------------------------------------------- the kernel grid
 
 
+def _newer(short, major, minor):
+    return tuple(int(x) for x in short.split(".")[:2]) >= (major, minor)
+
+
 def _cfg(family, arch, warps=4, ctas=1, stages=2, **params):
     return {"family": family, **params, "num_warps": warps, "num_stages": stages, "num_ctas": ctas, "arch": arch}
 
@@ -150,6 +157,10 @@ def kernel_grid():
         g.append(_cfg("dot_scaled", arch, fa="e2m1", fb="e2m1", pack_b=0, **ds))
         g.append(_cfg("dot_scaled", arch, fa="e2m1", fb="e2m1", batch=2, **ds))
         g.append(_cfg("dot_scaled", arch, fa="e4m3", fb="e4m3", **ds))
+    # mxfp4 with 2 CTAs on sm100: the packed operand B keeps a split along K (the tcgen05
+    # verifier from 3.7); 3.6 fails first at dsmem_mapa, 3.4 and 3.5 at dsmem_no_scratch (the
+    # scales' conversion to a slice of a linear layout)
+    g.append(_cfg("dot_scaled", "sm100", ctas=2, fa="e2m1", fb="e2m1", **ds))
     g.append(_cfg("dot_scaled", "sm120", fa="e2m1", fb="e2m1", pack_a=0, **ds))
     g.append(_cfg("dot_scaled", "sm120", fa="e4m3", fb="e2m1", **ds))
     g.append(_cfg("dot_scaled", "sm120", fa="bf16", fb="e2m1", **ds))
@@ -284,6 +295,63 @@ module attributes {{"ttg.num-ctas" = {ctas} : i32, "ttg.num-warps" = 4 : i32, tt
 """
 
 
+def scratch_module(short, p):
+    """A convert_layout whose two layouts split 2 CTAs alike but write their CTA layouts
+    differently: a blocked tensor to the same layout with the other `CTAOrder` (only
+    registers move), or, as in an mxfp4 `dot_scaled`'s scales, a `[128, 4]` i8 tensor to a
+    slice of a `#ttg.linear` layout (values move within a warp); `same` writes them alike."""
+    lists = not _newer(short, 3, 6)
+    cga = ("CTAsPerCGA = [2, 1], CTASplitNum = [2, 1], CTAOrder = [{}]" if lists else "CGALayout = [[1, 0]]")
+    src_order = "1, 0"
+    dst_order = src_order if p["same"] else "0, 1"
+    src = (f"#ttg.blocked<{{sizePerThread = [1, 2], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], "
+           f"order = [1, 0], {cga.format(src_order)}}}>")
+    if p["kind"] == "blocked":
+        dst = (f"#ttg.blocked<{{sizePerThread = [1, 2], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], "
+               f"order = [1, 0], {cga.format(dst_order)}}}>")
+        defs, u = f"#dst = {dst}\n", "#dst"
+    else:
+        # registers along dim 2 then 1: CTAOrder [0, 2, 1], [0, 1] once dim 2 is sliced away
+        lin = ("#ttg.linear<{register = [[0, 0, 1], [0, 0, 2], [0, 0, 4], [0, 0, 8], [0, 0, 16], [0, 1, 0]], "
+               "lane = [[1, 0, 0], [2, 0, 0], [4, 0, 0], [8, 0, 0], [0, 2, 0]], warp = [[16, 0, 0], [32, 0, 0]], "
+               "block = [[64, 0, 0]]}>")
+        defs, u = f"#lin = {lin}\n", "#ttg.slice<{dim = 2, parent = #lin}>"
+    return f"""#src = {src}
+{defs}module attributes {{"ttg.num-ctas" = 2 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:{p['cap']}", "ttg.threads-per-warp" = 32 : i32}} {{
+  tt.func public @op_level(%in: !tt.ptr<i8> {{tt.divisibility = 16 : i32}}, %out: !tt.ptr<i8> {{tt.divisibility = 16 : i32}}) {{
+    %p = tt.splat %in : !tt.ptr<i8> -> tensor<128x4x!tt.ptr<i8>, #src>
+    %x = tt.load %p : tensor<128x4x!tt.ptr<i8>, #src>
+    %y = ttg.convert_layout %x : tensor<128x4xi8, #src> -> tensor<128x4xi8, {u}>
+    %q = tt.splat %out : !tt.ptr<i8> -> tensor<128x4x!tt.ptr<i8>, {u}>
+    tt.store %q, %y : tensor<128x4x!tt.ptr<i8>, {u}>
+    tt.return
+  }}
+}}
+"""
+
+
+def stmatrix_scratch_module(short, p):
+    """A constant in a Hopper accumulator (`p["rows"]` x `p["cols"]`, instruction N `p["n"]`,
+    warps `p["warps"]`) converted to a blocked layout with order `p["order"]`, on sm90."""
+    ty = {"bf16": "bf16", "fp16": "f16", "fp32": "f32"}[p["dtype"]]
+    wm, wn = p["warps"]
+    k = 256 // {"bf16": 16, "fp16": 16, "fp32": 32}[p["dtype"]]
+    order = ", ".join(map(str, p["order"]))
+    t = f"tensor<{p['rows']}x{p['cols']}x{ty}"
+    return f"""#mma = #ttg.nvidia_mma<{{versionMajor = 3, versionMinor = 0, warpsPerCTA = [{wm}, {wn}], instrShape = [16, {p['n']}, {k}]}}>
+#blocked = #ttg.blocked<{{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [{wm * wn}, 1], order = [{order}]}}>
+module attributes {{"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = {wm * wn} : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32}} {{
+  tt.func public @op_level(%out: !tt.ptr<{ty}> {{tt.divisibility = 16 : i32}}) {{
+    %c = arith.constant dense<1.000000e+00> : {t}, #mma>
+    %y = ttg.convert_layout %c : {t}, #mma> -> {t}, #blocked>
+    %q = tt.splat %out : !tt.ptr<{ty}> -> tensor<{p['rows']}x{p['cols']}x!tt.ptr<{ty}>, #blocked>
+    tt.store %q, %y : tensor<{p['rows']}x{p['cols']}x!tt.ptr<{ty}>, #blocked>
+    tt.return
+  }}
+}}
+"""
+
+
 WGMMA_TYPES = {  # dtype -> (MLIR element type, accumulator type, zero, instruction K)
     "int8": ("i8", "i32", "0", 32),
     "fp8e4nv": ("f8E4M3FN", "f32", "0.000000e+00", 32),
@@ -344,6 +412,21 @@ def modules(short):
     for src, dst in (([2, 1], [1, 2]), ([2, 1], [2, 1])):
         p = {"src": src, "dst": dst, "cap": 90, "src_kind": "mma"}
         out.append(("dsmem_mapa", p, dsmem_module(short, p), 90))
+    for kind in ("blocked", "linear_slice"):
+        for same in (False, True):
+            if kind == "linear_slice" and same:
+                continue  # a linear layout's CTA order is derived, not written
+            for cap in (90, 100):
+                p = {"kind": kind, "same": same, "cap": cap}
+                out.append(("dsmem_no_scratch", p, scratch_module(short, p), cap))
+    base = {"dtype": "bf16", "n": 8, "order": [1, 0]}
+    cases = [{**base, "rows": r, "cols": c, "warps": w}
+             for r, c in ((1, 8), (2, 8), (4, 8), (16, 8), (1, 16), (1, 32)) for w in ([4, 1], [4, 2])]
+    one = {**base, "rows": 1, "cols": 8, "warps": [4, 1]}
+    cases += [{**one, "dtype": "fp16"}, {**one, "dtype": "fp32"}, {**one, "order": [0, 1]},
+              {**one, "n": 16}, {**one, "n": 16, "cols": 16}, {**one, "warps": [8, 1]}]
+    for p in cases:
+        out.append(("stmatrix_scratch", p, stmatrix_scratch_module(short, p), 90))
     return out
 
 
@@ -404,8 +487,12 @@ def record(args):
     if args.only == "modules":
         return record_modules(args, py, short)
     cfgs = kernel_grid()
+    out = os.path.join(args.out_dir, f"families-triton-{args.triton}.jsonl.gz")
+    kept = kept_records(out) if args.missing else {}
 
     def job(work, i):
+        if json.dumps(cfgs[i], sort_keys=True) in kept:
+            return kept[json.dumps(cfgs[i], sort_keys=True)]
         rec = compile_one(py, cfgs[i], work, args.timeout)
         ttgir = rec.pop("ttgir")
         for key in ("message", "exception"):  # no scratch or repository paths in the record
@@ -420,11 +507,14 @@ def record(args):
         return json.dumps(cfgs[i]) + f" stage={rec['stage']}"
 
     kernels, _ = run_grid.run_pool(len(cfgs), job, args.jobs, short, describe, prefix="families-")
-    out = os.path.join(args.out_dir, f"families-triton-{args.triton}.jsonl.gz")
     what = (f"{len(kernels)} kernels of tests/oracle/compile/family_kernels.py (families.py's kernel_grid: "
             f"dot_scaled, warp-specialized loops, TMA descriptors, several CTAs), each compiled with the "
             f"triton {args.triton} wheel on the CPU down to PTX, with the TTGIR handed to the LLVM lowering "
             f"(locations stripped; null when the compile stopped before it) (`{data_header.command()}`).")
+    reused = sum(1 for c in cfgs if json.dumps(c, sort_keys=True) in kept)
+    if reused:
+        what += (f" {reused} of them were kept from the file as an earlier run recorded them, "
+                 f"the others compiled by this run (`--missing`).")
     data_header.write_jsonl(out, {"what": data_header.existing_what(out, "family-compiles", args.triton,
                                                                     len(kernels)) or what,
                                   "release": args.triton, "kind": "family-compiles"}, kernels)
@@ -437,13 +527,28 @@ def record(args):
     return record_modules(args, py, short) or (1 if counts.get("broken") or counts.get("timeout") else 0)
 
 
+def kept_records(path):
+    """The records already at `path`, by their configuration (without the release): what
+    `record --missing` keeps instead of compiling again."""
+    try:
+        _, records = data_header.read_jsonl(path)
+    except (OSError, data_header.DataError, ValueError):
+        return {}
+    kept = {}
+    for rec in records:
+        cfg = {k: v for k, v in rec["config"].items() if k != "triton"}
+        kept[json.dumps(cfg, sort_keys=True)] = {k: v for k, v in rec.items() if k != "name"}
+    return kept
+
+
 def record_modules(args, py, short):
     cases = modules(short)
     mods = compile_modules(py, short, cases, args.jobs)
     mout = os.path.join(args.out_dir, f"family-modules-triton-{args.triton}.jsonl")
     mwhat = (f"{len(mods)} one-op TTGIR modules of families.py (`modules`: a ttng.warp_group_dot of two "
              f"shared buffers in each operand order and element type; a convert_layout between two CTA "
-             f"splits), each compiled from its file by the triton {args.triton} wheel "
+             f"splits, or between two CTA layouts written differently that split the CTAs alike; a small Hopper "
+             f"accumulator converted to a blocked layout), each compiled from its file by the triton {args.triton} wheel "
              f"(`{data_header.command()}`).")
     data_header.write_jsonl(mout, {"what": data_header.existing_what(mout, "family-modules", args.triton,
                                                                      len(mods)) or mwhat,
@@ -489,6 +594,9 @@ def main():
     r.add_argument("--jobs", type=int, default=2)
     r.add_argument("--timeout", type=int, default=180)
     r.add_argument("--only", choices=("kernels", "modules"), help="record only the kernels or the modules")
+    r.add_argument("--missing", action="store_true",
+                   help="compile only the grid's kernels the file has no record of (a kernel added to the "
+                        "grid); keep the others as recorded")
     r.add_argument("--out-dir", default=os.path.join(os.path.dirname(os.path.dirname(HERE)), "data", "compile"))
     e = sub.add_parser("emit")
     e.add_argument("--triton", required=True)

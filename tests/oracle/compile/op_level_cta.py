@@ -10,6 +10,9 @@ Sites:
                slice layouts, through distributed shared memory; any other
                fails to legalize), or to another blocked order in the same
                CGA
+  cta_dsmem    `convert_layout` between blocked layouts of two CGAs (the
+               distributed-shared-memory path of 3.5-3.7, whose `nvvm.mapa`
+               their MLIR refuses)
   cta_local    `local_alloc` of a blocked tensor into a buffer, and
                `local_load` back, one of them across CTAs (3.5-3.7 do not
                lower a transfer whose block dim is not the identity)
@@ -146,9 +149,7 @@ def cta_convert_cases():
     for cap, ctas in itertools.product([90, 100, 120], [1, 2, 4]):
         for src, dst, kind in itertools.product(CGAS[ctas], CGAS[ctas], ["blocked", "dot_a", "dot_b"]):
             if kind == "blocked" and src != dst:
-                # Between blocked layouts of two CGAs 3.4-3.7 take the
-                # distributed-shared-memory path, whose `nvvm.mapa` is
-                # another family: only the reordering within a CGA here.
+                # Between blocked layouts of two CGAs: `cta_dsmem`.
                 continue
             cases.append({"cap": cap, "ctas": ctas, "shape": [64, 64], "dtype": "fp16", "warps": 4,
                           "src": src, "dst": dst, "kind": kind})
@@ -170,6 +171,20 @@ def cta_convert_module(p, d):
             load(d, "x", "arg0", shape, ty, "src") +
             f"    %y = {d.d}.convert_layout %x : tensor<{dims}x{ty}, #src> -> tensor<{dims}x{ty}, #dst>\n" +
             store(d, "y", "arg1", shape, ty, "dst") + "    tt.return\n  }\n}\n")
+
+
+# ------------------------------------------------------------ cta_dsmem
+
+def cta_dsmem_cases():
+    """Between blocked layouts of two CGAs 3.5-3.7 take the distributed-shared-memory path,
+    whose `nvvm.mapa` their MLIR refuses (site `dsmem_mapa`); 3.8 goes through shared memory."""
+    cases = []
+    for cap, ctas in itertools.product([90, 100, 120], [2, 4]):
+        for src, dst in itertools.product(CGAS[ctas], CGAS[ctas]):
+            if src != dst:
+                cases.append({"cap": cap, "ctas": ctas, "shape": [64, 64], "dtype": "fp16", "warps": 4,
+                              "src": src, "dst": dst, "kind": "blocked"})
+    return cases
 
 
 # ------------------------------------------------------------ cta_local
@@ -282,6 +297,7 @@ def wgmma_cga_module(p, d):
 
 SITES = {
     "cta_convert": (cta_convert_cases, cta_convert_module),
+    "cta_dsmem": (cta_dsmem_cases, cta_convert_module),
     "cta_local": (cta_local_cases, cta_local_module),
     "wgmma_cga": (wgmma_cga_cases, wgmma_cga_module),
 }

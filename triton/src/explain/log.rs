@@ -69,8 +69,8 @@ impl<'a> Log<'a> {
     /// Reads `log`.
     pub fn read(log: &'a str) -> Log<'a> {
         let lines: Vec<&str> = log.lines().collect();
-        let norm = Text::build(&lines, normalize);
-        let masked = Text::build(&lines, |l| masked(&normalize(l)));
+        let norm = Text::build(&lines, |l| normalize(&unreachable_as_described(l)));
+        let masked = Text::build(&lines, |l| masked(&normalize(&unreachable_as_described(l))));
         Log {
             from_triton: names_triton(log),
             lines,
@@ -89,6 +89,23 @@ fn names_triton(log: &str) -> bool {
         .windows(NEEDLE.len())
         .any(|w| w.eq_ignore_ascii_case(NEEDLE));
     lower_match || ["ttg.", "ttng.", "tt.func"].iter().any(|d| log.contains(d))
+}
+
+/// `line` as a site descriptor writes it when it is `llvm_unreachable`'s
+/// own line: the process prints the message on one line and `UNREACHABLE
+/// executed at /build/path/File.inc:347!` on the next; a descriptor joins
+/// them as `message -- UNREACHABLE executed at File.inc:347!` (the file
+/// without the build machine's directories). Any other line as it is.
+fn unreachable_as_described(line: &str) -> std::borrow::Cow<'_, str> {
+    const AT: &str = "UNREACHABLE executed at ";
+    let trimmed = line.trim_start();
+    match trimmed.strip_prefix(AT) {
+        Some(path) => {
+            let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
+            format!("-- {AT}{file}").into()
+        }
+        None => line.into(),
+    }
 }
 
 /// `s` with every run of whitespace as one space, trimmed.
@@ -141,6 +158,24 @@ mod tests {
         assert!(!log.from_triton);
         assert!(Log::read("/site-packages/TRITON/x.py").from_triton);
         assert!(Log::read("%0 = ttg.local_alloc").from_triton);
+    }
+
+    #[test]
+    fn an_unreachable_reads_as_its_descriptor_writes_it() {
+        let log = Log::read(
+            "SharedEncodingAttr builder when the MMAEncodingAttr is Hopper has not been implemented yet\n\
+             UNREACHABLE executed at /project/python/build/include/triton/Dialect/TritonGPU/IR/TritonGPUAttrDefs.cpp.inc:347!",
+        );
+        assert!(log.norm.text.ends_with(
+            "implemented yet -- UNREACHABLE executed at TritonGPUAttrDefs.cpp.inc:347!"
+        ));
+        assert_eq!(log.norm.find("-- UNREACHABLE").map(|m| m.1), Some(1));
+        assert_eq!(
+            Log::read("an UNREACHABLE executed at /x/y.cpp:1! mid-line")
+                .norm
+                .text,
+            "an UNREACHABLE executed at /x/y.cpp:1! mid-line"
+        );
     }
 
     #[test]

@@ -233,9 +233,12 @@ fn fill_releases(matches: &mut [SiteMatch], raw: &str, ctx: &Context) {
     }
 }
 
-/// Whether `raw` holds `file:line` followed by `:` or a space.
+/// Whether `raw` holds `file:line` followed by `:`, a space or `!` (the end
+/// of `llvm_unreachable`'s `UNREACHABLE executed at file:line!`).
 fn names_file_line(raw: &str, file_and_line: &str) -> bool {
-    raw.contains(&format!("{file_and_line}:")) || raw.contains(&format!("{file_and_line} "))
+    [':', ' ', '!']
+        .iter()
+        .any(|end| raw.contains(&format!("{file_and_line}{end}")))
 }
 
 /// The most specific match first; among equals, the one whose releases
@@ -500,6 +503,20 @@ mod tests {
         assert!(m.line_matched);
         assert_eq!(m.releases, [Release::V3_2]);
         assert_eq!(m.fixed_in(), Some(Release::V3_4));
+    }
+
+    /// `llvm_unreachable` prints its message and the `UNREACHABLE executed
+    /// at` line apart, with the build's path (3.1.0's attention kernels at
+    /// 8 and 16 warps on sm90).
+    #[test]
+    fn an_unreachable_over_two_lines_names_its_site_and_release() {
+        let log = "SharedEncodingAttr builder when the MMAEncodingAttr is Hopper has not been implemented yet\n\
+                   UNREACHABLE executed at /project/python/build/cmake.linux-x86_64-cpython-3.11/include/\
+                   triton/Dialect/TritonGPU/IR/TritonGPUAttrDefs.cpp.inc:347!\nAborted (core dumped)";
+        let m = explain(log).site.expect("known");
+        assert_eq!(m.site.id, "hopper_dot_operand");
+        assert!(m.line_matched);
+        assert_eq!(m.releases, [Release::V3_1]);
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub(crate) mod cp_async;
 pub(crate) mod cross_cta;
 pub(crate) mod dot_k;
 pub(crate) mod dsmem_mapa;
+pub(crate) mod dsmem_no_scratch;
 pub(crate) mod fp8_arch;
 pub(crate) mod fp8_promotion;
 pub(crate) mod gather_layout;
@@ -43,6 +44,7 @@ pub(crate) mod scan_layout;
 pub(crate) mod shared_linear_xor;
 pub(crate) mod shared_tile;
 pub(crate) mod stmatrix;
+pub(crate) mod stmatrix_scratch_3_4;
 pub(crate) mod tcgen05_cga;
 pub(crate) mod tcgen05_operand_3_3;
 pub(crate) mod tmem_cta_3_5;
@@ -452,7 +454,7 @@ pub(crate) use passes_only_model;
 /// within a conversion the scratch buffer (3.1), the layouts, the shuffle
 /// plan, the operand shortcut and the byte permutes. Adding a site is
 /// adding its file and a line here.
-pub(crate) static MODELS: [&dyn SiteModel; 48] = [
+pub(crate) static MODELS: [&dyn SiteModel; 50] = [
     &cga_spelling::Model,
     // the TTGIR passes: named from their messages, never met in a module
     &scaled_dot_batched_scale::Model,
@@ -478,6 +480,7 @@ pub(crate) static MODELS: [&dyn SiteModel; 48] = [
     &mma_to_mma_3_1::Model,
     &HopperMmaLayout,
     &warp_shuffle_3_3::Model,
+    &stmatrix_scratch_3_4::Model,
     &accumulator_to_v2::Model,
     &v2_shortcut_3_1::Model,
     &convert_8bit_shuffle::Model,
@@ -488,6 +491,7 @@ pub(crate) static MODELS: [&dyn SiteModel; 48] = [
     &tcgen05_operand_3_3::Model,
     &tmem_lhs_cta::Model,
     &cross_cta::Model,
+    &dsmem_no_scratch::Model,
     &dsmem_mapa::Model,
     &wgmma_operand_major::Model,
     &scaled_dot_mn_packed::Model,

@@ -1,11 +1,12 @@
 //! The tcgen05 (MMA v5, sm100) op's verifier on its operands' CGA layouts.
 //!
-//! From 3.8, `TCGen5MMAOp::verify` (`lib/Dialect/TritonNvidiaGPU/IR/Ops.cpp`)
+//! From 3.7, `TCGen5MMAOp::verify` (`lib/Dialect/TritonNvidiaGPU/IR/Ops.cpp`)
 //! requires operand A's CGA not to split K (its dim 1) and operand B's not
-//! to split K (its dim 0), and then, for every `block` basis `i` (outside
-//! two-CTA mode, which 3.8 and 3.9 never choose), the accumulator's basis
-//! to be `(A's basis i along M, B's basis i along N)`. It runs as soon as
-//! `AccelerateMatmul` has built the op, before any lowering.
+//! to split K (its dim 0); from 3.8 also, for every `block` basis `i`
+//! (outside two-CTA mode, which 3.8 and 3.9 never choose), the
+//! accumulator's basis to be `(A's basis i along M, B's basis i along N)`.
+//! It runs as soon as `AccelerateMatmul` has built the op, before any
+//! lowering.
 //!
 //! `AccelerateMatmul` puts an operand in shared memory with the CGA of the
 //! value it comes from: a loaded operand is reloaded in the dot's own CGA
@@ -16,17 +17,19 @@
 //!
 //! Measured: every chained kernel with 2 or 4 CTAs whose second dot takes
 //! tcgen05 on the 3.9.0 wheel (`tests/data/compile/ctas-*`; the CTA report's
-//! `model39.py` agrees with 150 of 150). 3.8 stops at CTA planning first
-//! ([`super::plan_cta`]).
+//! `model39.py` agrees with 150 of 150). 3.7 and 3.8 stop at CTA planning
+//! first ([`super::plan_cta`]); 3.7.1 prints the RHS message for an mxfp4
+//! `dot_scaled` with 2 CTAs on sm100, whose packed operand B keeps a split
+//! along K (`families-triton-3.7.1`).
 
 use super::Failure;
 use crate::Release;
 use crate::release::Span;
 use crate::{Ending, Location, Site, SiteKind};
 
-const fn verify(message: &'static str) -> Location {
+const fn verify(since: Release, message: &'static str) -> Location {
     Location {
-        releases: Span::since(Release::V3_8),
+        releases: Span::since(since),
         ending: Ending::Diagnostic,
         function: "TCGen5MMAOp::verify",
         file: "lib/Dialect/TritonNvidiaGPU/IR/Ops.cpp",
@@ -35,9 +38,12 @@ const fn verify(message: &'static str) -> Location {
     }
 }
 
-static LHS_K: Location = verify("LHS CTASplit along K should be 1, but got ");
-static RHS_K: Location = verify("RHS CTASplit along K should be 1, but got ");
-static BLOCK_BASIS: Location = verify("expected block basis ");
+// The two K checks came with Gluon's multi-CTA support (PR #8684, in 3.7:
+// `v3.7.1:lib/Dialect/TritonNvidiaGPU/IR/Ops.cpp:553-560`); the block-basis
+// check with the `block` dim of tensor-memory layouts (PR #9557, 3.8).
+static LHS_K: Location = verify(Release::V3_7, "LHS CTASplit along K should be 1, but got ");
+static RHS_K: Location = verify(Release::V3_7, "RHS CTASplit along K should be 1, but got ");
+static BLOCK_BASIS: Location = verify(Release::V3_8, "expected block basis ");
 
 /// The site.
 pub(crate) static SITE: Site = Site {
@@ -83,6 +89,9 @@ pub(crate) fn verify_op(ops: &Operands<'_>, release: Release) -> Result<(), Fail
             Failure::at(&SITE, &RHS_K, release, "operand B's CGA splits K")
                 .with_message(format!("{op}{}{rhs}", RHS_K.message)),
         );
+    }
+    if !BLOCK_BASIS.releases.contains(release) {
+        return Ok(());
     }
     for (i, d) in ops.d.iter().enumerate() {
         let want = [
