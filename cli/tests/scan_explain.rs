@@ -53,6 +53,12 @@ fn scan_refuses_bad_input_with_exit_2_and_the_reason() {
     let configs = configs.to_str().unwrap();
     let no_venvs = dir.join("venvs");
     let no_venvs = no_venvs.to_str().unwrap();
+    let twice = dir.join("twice.json");
+    std::fs::write(&twice, r#"{"kernel": "k.py::k", "kernel": "x.py::y"}"#).unwrap();
+    let twice = twice.to_str().unwrap();
+    let twice_configs = dir.join("twice-configs.json");
+    std::fs::write(&twice_configs, r#"[{"BLOCK": 64, "BLOCK": 32}]"#).unwrap();
+    let twice_configs = twice_configs.to_str().unwrap();
     let kernel_file = dir.join("k.py");
     std::fs::write(&kernel_file, "").unwrap();
     let real_kernel = format!("{}::k", kernel_file.display());
@@ -65,6 +71,12 @@ fn scan_refuses_bad_input_with_exit_2_and_the_reason() {
         (
             vec!["scan", "k.py::k", "--timeout", "18446744073709551615"],
             "is not in 1..=86400",
+        ),
+        // a key given twice in JSON is refused, not the last one kept
+        (vec!["scan", "--spec", twice], "duplicate key `kernel`"),
+        (
+            vec!["scan", "k.py::k", "--configs", twice_configs],
+            "duplicate key `BLOCK`",
         ),
         // a file that is not there: said before any release is installed
         (

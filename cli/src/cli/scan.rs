@@ -186,7 +186,8 @@ fn list<T>(
 fn read_spec(path: &str) -> Result<Spec, String> {
     let text = read_file(path)?;
     let value: Value = if path.ends_with(".json") || text.trim_start().starts_with('{') {
-        serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?
+        // strictly: a key given twice is an error, not the last one kept
+        linear_layout::eval::parse_strict(&text).map_err(|e| format!("{path}: {e}"))?
     } else {
         toml::from_str(&text).map_err(|e| format!("{path}: {e}"))?
     };
@@ -320,8 +321,8 @@ fn request(a: &ScanArgs) -> Result<(ScanRequest, bool), String> {
     }
     if let Some(file) = &a.configs {
         let text = read_file(file)?;
-        let value: Value =
-            serde_json::from_str(&text).map_err(|e| format!("--configs {file}: {e}"))?;
+        let value: Value = linear_layout::eval::parse_strict(&text)
+            .map_err(|e| format!("--configs {file}: {e}"))?;
         spec.axes.configs =
             configs_from_json(&value).map_err(|e| format!("--configs {file}: {e}"))?;
     }
