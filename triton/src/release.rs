@@ -554,7 +554,8 @@ impl Release {
 
     /// Whether AccelerateMatmul stores an MMA's unstaged operand B to shared
     /// memory in its producer's CGA: from 3.5 for tcgen05, from 3.6 for
-    /// wgmma.
+    /// wgmma. (`getSharedMemoryMMAOperand` serves tcgen05's operand A the
+    /// same way, when `PromoteLHSToTMem` then leaves it there.)
     pub fn stores_operand_b_in_producer_cga(self, tcgen05: bool) -> bool {
         self >= if tcgen05 {
             Release::V3_5
