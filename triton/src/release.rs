@@ -564,6 +564,17 @@ impl Release {
         }
     }
 
+    /// Whether `OptimizeDotOperands`' `FuseTransMMAV3Plus`, which turns an
+    /// MMA operand stored from a `tt.trans` into a `memdesc_trans` of the
+    /// untransposed buffer, keeps the order AccelerateMatmul gave the
+    /// buffer (from 3.6: `inferTransOpEncoding`). 3.4 and 3.5 recompute it,
+    /// and make an operand that is not f16 or bf16 contiguous along K
+    /// (`v3.5.1:lib/Dialect/TritonGPU/Transforms/OptimizeDotOperands.cpp:120`),
+    /// for tcgen05 as for wgmma.
+    pub fn fused_transpose_keeps_order(self) -> bool {
+        self >= Release::V3_6
+    }
+
     /// tcgen05's operand rules of `supportMMA` (`lib/Analysis/Utility.cpp`):
     /// the N step (16 in 3.5 to 3.7, else 8), whether K must span 256 bits
     /// (from 3.5), and whether int8 × int8 → int32 is taken (from 3.8).

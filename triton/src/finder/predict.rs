@@ -643,9 +643,10 @@ fn inductor_ctas(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
         && sites::tcgen05_operand_3_3::takes_v5_in(&d, cfg.num_warps, release);
     let v3 = !v5 && mma.version == 3;
     // Operand B in shared memory, in its producer's CGA: contiguous along N
-    // for 16-bit types (and for tcgen05), along K otherwise (wgmma).
+    // for 16-bit types (and for tcgen05 where the transpose keeps its
+    // order), along K otherwise.
     let per_cta_b = [k / rhs_split.split[2].max(1), n / rhs_split.split[0].max(1)];
-    let (b_cols, b_rows) = if bits == 16 || v5 {
+    let (b_cols, b_rows) = if bits == 16 || (v5 && release.fused_transpose_keeps_order()) {
         (per_cta_b[1], per_cta_b[0])
     } else {
         (per_cta_b[0], per_cta_b[1])
