@@ -353,6 +353,43 @@ fn inductor_fp8_dots_keep_the_promotion_behind_the_reshape() {
 }
 
 #[test]
+fn eight_bit_tcgen05_lhs_is_promoted_by_3_4_and_read_from_shared_memory_by_3_5_to_3_7() {
+    // Issue 35's kernel: 4 CTAs tile the 64 x 64 dot along N, while its
+    // operand A keeps the load's split of M in 4. 3.4 promotes A to tensor
+    // memory whatever its width; 3.5 to 3.7 only 16- and 32-bit A, and
+    // read an 8-bit one from its buffer, whose CTA parts (16 rows) lie
+    // inside one 64-row instruction: 3.5's loader does not look (the
+    // buffer is swizzled), 3.6 and 3.7 find no layout.
+    let recorded = recorded::of_kind(Kind::KernelCompiles);
+    let run = |dtype: &str, triton: &str| {
+        let json = serde_json::json!({
+            "pattern": "inductor-3d", "m": 64, "n": 64, "k": 32, "x": null, "dtype": dtype,
+            "num_warps": 8, "num_stages": 2, "arch": "sm100", "num_ctas": 4, "triton": triton,
+        });
+        let name = format!("inductor-3d-64x64x32-{dtype}-w8-s2-sm100-c4");
+        let real = recorded
+            .iter()
+            .filter(|f| f.file().starts_with("tmem-lhs-") && f.short_release() == triton)
+            .flat_map(|f| f.records())
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| outcome(&v["outcome"]))
+            .unwrap_or_else(|| panic!("{name} is not recorded for {triton}"));
+        let p = predict(&serde_json::from_value(json).unwrap()).unwrap();
+        assert_eq!(p.verdict, real, "{name} on {triton}");
+        p.site_id().map(str::to_string)
+    };
+    let site = |s: &str| Some(s.to_string());
+    assert_eq!(run("fp8e4nv", "3.4"), site("tmem_lhs_cta"));
+    assert_eq!(run("fp8e4nv", "3.5"), None);
+    assert_eq!(run("fp8e4nv", "3.6"), site("mma_operand_cga"));
+    assert_eq!(run("fp8e4nv", "3.7"), site("mma_operand_cga"));
+    // A 16-bit A is promoted, and its allocation shape fails, on all four.
+    for triton in ["3.4", "3.5", "3.6", "3.7"] {
+        assert_eq!(run("bf16", triton), site("tmem_lhs_cta"), "{triton}");
+    }
+}
+
+#[test]
 fn impossible_parameters_are_clear_errors() {
     for (json, needle) in [
         (

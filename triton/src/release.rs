@@ -554,13 +554,25 @@ impl Release {
 
     /// Whether AccelerateMatmul stores an MMA's unstaged operand B to shared
     /// memory in its producer's CGA: from 3.5 for tcgen05, from 3.6 for
-    /// wgmma.
+    /// wgmma. (`getSharedMemoryMMAOperand` serves tcgen05's operand A the
+    /// same way, when `PromoteLHSToTMem` then leaves it there.)
     pub fn stores_operand_b_in_producer_cga(self, tcgen05: bool) -> bool {
         self >= if tcgen05 {
             Release::V3_5
         } else {
             Release::V3_6
         }
+    }
+
+    /// Whether `OptimizeDotOperands`' `FuseTransMMAV3Plus`, which turns an
+    /// MMA operand stored from a `tt.trans` into a `memdesc_trans` of the
+    /// untransposed buffer, keeps the order AccelerateMatmul gave the
+    /// buffer (from 3.6: `inferTransOpEncoding`). 3.4 and 3.5 recompute it,
+    /// and make an operand that is not f16 or bf16 contiguous along K
+    /// (`v3.5.1:lib/Dialect/TritonGPU/Transforms/OptimizeDotOperands.cpp:120`),
+    /// for tcgen05 as for wgmma.
+    pub fn fused_transpose_keeps_order(self) -> bool {
+        self >= Release::V3_6
     }
 
     /// tcgen05's operand rules of `supportMMA` (`lib/Analysis/Utility.cpp`):

@@ -643,9 +643,10 @@ fn inductor_ctas(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
         && sites::tcgen05_operand_3_3::takes_v5_in(&d, cfg.num_warps, release);
     let v3 = !v5 && mma.version == 3;
     // Operand B in shared memory, in its producer's CGA: contiguous along N
-    // for 16-bit types (and for tcgen05), along K otherwise (wgmma).
+    // for 16-bit types (and for tcgen05 where the transpose keeps its
+    // order), along K otherwise.
     let per_cta_b = [k / rhs_split.split[2].max(1), n / rhs_split.split[0].max(1)];
-    let (b_cols, b_rows) = if bits == 16 || v5 {
+    let (b_cols, b_rows) = if bits == 16 || (v5 && release.fused_transpose_keeps_order()) {
         (per_cta_b[1], per_cta_b[0])
     } else {
         (per_cta_b[0], per_cta_b[1])
@@ -687,8 +688,9 @@ fn inductor_ctas(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
         cfg.num_stages >= 2 && l.size_per_thread[contig] * bits >= 32
     };
     let (a_staged, b_staged) = (staged(&[1, m, k], 2), staged(&[n, 1, k], 0));
-    if v5 && matches!(bits, 16 | 32) {
-        let block_m = d.m.min(128);
+    let block_m = d.m.min(128);
+    let promoted = sites::tmem_lhs_cta::promotes(bits, release);
+    if v5 && promoted {
         let split = [lhs_split.split[1], lhs_split.split[2]];
         let event = Event::TmemLhs {
             rows: m,
@@ -704,6 +706,22 @@ fn inductor_ctas(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
             from: &a_src,
             to: &a_dot,
             from_shared: a_staged,
+        };
+        sites::run(&event, release, trace)?;
+    }
+    if v5 {
+        // The accumulator's zero is stored to tensor memory before the loop
+        // (`tmem_store`), ahead of everything the loop lowers.
+        sites::run(&Event::TmemAccumulator { tiling }, release, trace)?;
+    }
+    // A tcgen05 operand A left in shared memory (8-bit from 3.5) is read
+    // from its buffer in its producer's CGA, A's loader built before B's.
+    let a_in_buffer = v5 && !promoted && (a_staged || release.stores_operand_b_in_producer_cga(v5));
+    if a_in_buffer {
+        let operand = tcgen05_operand_a(&a_src, [m, k], block_m, m / sm, bits);
+        let event = Event::MmaOperandLoader {
+            operands: std::slice::from_ref(&operand),
+            reader,
         };
         sites::run(&event, release, trace)?;
     }
@@ -729,10 +747,6 @@ fn inductor_ctas(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
         };
         sites::run(&event, release, trace)?;
     }
-    if v5 {
-        // The accumulator leaves tensor memory after the loop.
-        sites::run(&Event::TmemAccumulator { tiling }, release, trace)?;
-    }
     // The result, transposed, to the store's CGA (its first dim, N, split).
     let store_split = cta::initial_split(&[n, m, 1], c);
     let store: Vec<[u64; 2]> = cta::split_bases(&store_split, &[n, m, 1])
@@ -747,6 +761,31 @@ fn inductor_ctas(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
         from_shared: false,
     };
     sites::run(&event, release, trace)
+}
+
+/// A tcgen05 dot's operand A (`shape`: `[M, K]`, contiguous along K) in a
+/// buffer whose CGA `block` bases are `bases`, as `convertMMAv5` walks it:
+/// instructions `block_m` rows by 256 bits deep, over the dot's `per_cta_m`
+/// rows and the whole K.
+fn tcgen05_operand_a(
+    bases: &[[u64; 2]],
+    shape: [u64; 2],
+    block_m: u64,
+    per_cta_m: u64,
+    bits: u64,
+) -> sites::mma_operand_cga::Operand {
+    let split = |d: usize| bases.iter().filter(|b| b[d] != 0).count();
+    let part = [shape[0] >> split(0), shape[1] >> split(1)];
+    let mma_k = 256 / bits.max(1);
+    sites::mma_operand_cga::Operand {
+        is_a: true,
+        bases: bases.to_vec(),
+        instr: [block_m, mma_k],
+        step: [block_m, mma_k],
+        extent: [per_cta_m, shape[1]],
+        swizzled: buffer_swizzle(part[1], part[0], bits).is_some(),
+        core_matrix: sites::mma_operand_cga::holds_core_matrix(part, 1, bits),
+    }
 }
 
 /// The `pre-5905` build's copy of one rank-3 load into its pipeline buffer:

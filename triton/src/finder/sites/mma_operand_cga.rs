@@ -42,7 +42,11 @@
 //! `dot`s on sm100 (3.8, 3.9), with 2 and 4 CTAs
 //! (`tests/data/compile/ctas-*`; the CTA report's `model39.py` agrees with
 //! all 150 chains of its grids). Up to 3.8 chained kernels with several CTAs
-//! stop at CTA planning first.
+//! stop at CTA planning first. tcgen05's operand A reaches the loader too
+//! where `PromoteLHSToTMem` leaves it in shared memory (8-bit types on 3.5
+//! to 3.7, see `tmem_lhs_cta`): `inductor-3d`'s A keeps its load's split of
+//! M, inside the `blockM`-row instruction when the dot tiles N, and 3.6 and
+//! 3.7 find no layout for it (`tests/data/compile/tmem-lhs-*`, issue 35).
 
 use super::Failure;
 use crate::Release;
@@ -447,8 +451,15 @@ fn shared_operand(
         Attr::SwizzledShared(sw) => sw.order.first().copied().unwrap_or(1),
         _ => 1,
     };
-    let core_matrix = part[contiguous] * bits >= 128 && part[1 - contiguous] >= 8;
+    let core_matrix = holds_core_matrix([part[0], part[1]], contiguous, bits);
     Some((bases, swizzled, core_matrix))
+}
+
+/// Whether a CTA's `part` of a buffer (rows and columns, contiguous along
+/// dim `contiguous`, `bits`-bit elements) holds one core matrix: 8 rows of
+/// 16 bytes.
+pub(crate) fn holds_core_matrix(part: [u64; 2], contiguous: usize, bits: u64) -> bool {
+    part[contiguous] * bits >= 128 && part[1 - contiguous] >= 8
 }
 
 /// The operands of a `tc_gen5_mma` held in shared memory, as `convertMMAv5`
@@ -510,6 +521,7 @@ impl super::SiteModel for Model {
         &[
             super::EventKind::MmaOperandBuffer,
             super::EventKind::Tcgen05OperandBuffer,
+            super::EventKind::MmaOperandLoader,
             super::EventKind::Op,
         ]
     }
@@ -530,6 +542,9 @@ impl super::SiteModel for Model {
             } => operand_b(bases, *n, *instr_n, *swizzled, *reader, release),
             super::Event::Tcgen05OperandBuffer { cols_bytes } => {
                 tcgen05_operand_b(*cols_bytes, release)
+            }
+            super::Event::MmaOperandLoader { operands, reader } => {
+                loader(operands, *reader, release)
             }
             super::Event::Op(op) if op.name == "warp_group_dot" && op.module.num_ctas > 1 => {
                 match wgmma_operands(op, release) {

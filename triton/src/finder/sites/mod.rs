@@ -143,6 +143,12 @@ pub(crate) enum Event<'a> {
         swizzled: bool,
         reader: mma_operand_cga::Reader,
     },
+    /// The loaders of an MMA's operands held in shared memory (A before
+    /// B), built and walked as the dot is lowered.
+    MmaOperandLoader {
+        operands: &'a [mma_operand_cga::Operand],
+        reader: mma_operand_cga::Reader,
+    },
     /// A tcgen05 lhs promoted to tensor memory.
     TmemLhs {
         rows: u64,
@@ -215,6 +221,8 @@ pub(crate) enum EventKind {
     Tcgen05Verify,
     /// [`Event::MmaOperandBuffer`].
     MmaOperandBuffer,
+    /// [`Event::MmaOperandLoader`].
+    MmaOperandLoader,
     /// [`Event::TmemLhs`].
     TmemLhs,
     /// [`Event::CrossCta`].
@@ -231,7 +239,7 @@ pub(crate) enum EventKind {
 
 impl EventKind {
     /// Every kind, in [`Event`]'s order.
-    const ALL: [EventKind; 24] = [
+    const ALL: [EventKind; 25] = [
         EventKind::Definition,
         EventKind::Op,
         EventKind::Assemble,
@@ -250,6 +258,7 @@ impl EventKind {
         EventKind::Tcgen05OperandBuffer,
         EventKind::Tcgen05Verify,
         EventKind::MmaOperandBuffer,
+        EventKind::MmaOperandLoader,
         EventKind::TmemLhs,
         EventKind::CrossCta,
         EventKind::Scan,
@@ -281,6 +290,7 @@ impl Event<'_> {
             Event::Tcgen05OperandBuffer { .. } => EventKind::Tcgen05OperandBuffer,
             Event::Tcgen05Verify(..) => EventKind::Tcgen05Verify,
             Event::MmaOperandBuffer { .. } => EventKind::MmaOperandBuffer,
+            Event::MmaOperandLoader { .. } => EventKind::MmaOperandLoader,
             Event::TmemLhs { .. } => EventKind::TmemLhs,
             Event::CrossCta { .. } => EventKind::CrossCta,
             Event::Scan(..) => EventKind::Scan,
