@@ -35,6 +35,8 @@ def run(binary, venvs, cache, *extra):
            "--json", "--no-reduce"]
     if "--spec" not in extra:
         cmd += ["--arch", "sm90"]
+    if "--triton" not in extra:  # every release, not scan's default (yours and the newest)
+        cmd += ["--triton", "all"]
     return cmd, subprocess.run(cmd, cwd=HERE, capture_output=True, text=True)
 
 
