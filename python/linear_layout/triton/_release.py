@@ -73,7 +73,12 @@ def version_tuple(version: str) -> tuple[int, int]:
 
 
 def _modelled() -> str:
-    """Return the modelled minors in words: ``3.1, 3.2, ... (3.5 and 3.6 as 3.7)``."""
+    """Return the modelled minors in words, from the crate's table.
+
+    Each minor the table lists (``3.1, 3.2, ...``), then, in parentheses, each release that
+    stands for minors other than its own name (``X.Y as X.Z``).
+
+    """
     minors = [m for info in table() for m in info.minors]
     buckets = [
         f"{' and '.join(m for m in info.minors if m != info.name)} as {info.name}"

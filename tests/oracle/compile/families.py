@@ -34,6 +34,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
 import data_header  # noqa: E402
+import op_level  # noqa: E402  (Dialect: the crate prints every layout attribute)
 import run_grid  # noqa: E402
 from harness import venvs  # noqa: E402
 
@@ -137,10 +138,6 @@ def compile_one(py, cfg, work, timeout=180):
 # ---------------------------------------------------------------- the kernel grid
 
 
-def _newer(short, major, minor):
-    return tuple(int(x) for x in short.split(".")[:2]) >= (major, minor)
-
-
 def _cfg(family, arch, warps=4, ctas=1, stages=2, **params):
     return {"family": family, **params, "num_warps": warps, "num_stages": stages, "num_ctas": ctas, "arch": arch}
 
@@ -233,29 +230,33 @@ def kernel_grid():
 # ---------------------------------------------------------------- one-op modules
 
 
-def _cga(short, split, rank=2):
-    """The CGA of `split` (per dim: how many CTAs along it; a 0 is one CTA broadcast) in the
-    release's spelling: lists up to 3.5, `CGALayout` bases from 3.6."""
-    n = 1
-    for x in split:
-        n *= max(x, 1)
+def _dialect(short):
+    """How release `short` spells TTGIR (op_level.py's `Dialect`): its layout attributes are
+    printed by the crate, so no spelling of them lives here."""
+    return op_level.make_dialect(short)
+
+
+def _cga(d, split, rank=2):
+    """The CGA fields (attribute JSON) of `split` (per dim: how many CTAs along it; a 0 is one
+    CTA broadcast), in the spelling of `d`'s release table row: the three lists, or
+    `CGALayout` bases."""
     broadcast = [x == 0 for x in split]
-    if tuple(int(x) for x in short.split(".")[:2]) < (3, 6):
+    if d.t["cga"] == "lists":
         ctas = [max(x, 1) for x in split]
         if any(broadcast):
             ctas[broadcast.index(True)] = 2
         splitnum = [max(x, 1) for x in split]
         order = list(range(rank - 1, -1, -1))
-        return f"CTAsPerCGA = {ctas}, CTASplitNum = {splitnum}, CTAOrder = {order}"
+        return {"CTAsPerCGA": ctas, "CTASplitNum": splitnum, "CTAOrder": order}
     bases = []
-    for d, x in enumerate(split):
+    for dim, x in enumerate(split):
         if x == 0:
             bases.append([0] * rank)
         step = 1
         while step < x:
-            bases.append([step if i == d else 0 for i in range(rank)])
+            bases.append([step if i == dim else 0 for i in range(rank)])
             step *= 2
-    return f"CGALayout = {bases}"
+    return {"CGALayout": bases}
 
 
 def _num_ctas(split):
@@ -268,16 +269,17 @@ def _num_ctas(split):
 def dsmem_module(short, p):
     """A convert_layout of a 64 × 64 fp16 tensor between two blocked (or an MMA v2 and a
     blocked) layouts split among CTAs by `p["src"]` and `p["dst"]`."""
+    d = _dialect(short)
     ctas = _num_ctas(p["src"])
     src_kind = p.get("src_kind", "blocked")
     if src_kind == "mma":
-        src = (f"#ttg.nvidia_mma<{{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], "
-               f"{_cga(short, p['src'])}, instrShape = [16, 8]}}>")
+        src = d.attr("nvidia_mma", versionMajor=2, versionMinor=0, warpsPerCTA=[2, 2],
+                     instrShape=[16, 8], **_cga(d, p["src"]))
     else:
-        src = (f"#ttg.blocked<{{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
-               f"order = [1, 0], {_cga(short, p['src'])}}}>")
-    dst = (f"#ttg.blocked<{{sizePerThread = [{p.get('dst_spt', 8)}, 1], threadsPerWarp = [8, 4], "
-           f"warpsPerCTA = [1, 4], order = [0, 1], {_cga(short, p['dst'])}}}>")
+        src = d.attr("blocked", sizePerThread=[1, 8], threadsPerWarp=[4, 8], warpsPerCTA=[4, 1],
+                     order=[1, 0], **_cga(d, p["src"]))
+    dst = d.attr("blocked", sizePerThread=[p.get("dst_spt", 8), 1], threadsPerWarp=[8, 4],
+                 warpsPerCTA=[1, 4], order=[0, 1], **_cga(d, p["dst"]))
     t = "tensor<64x64xf16, #src>"
     u = "tensor<64x64xf16, #dst>"
     return f"""#src = {src}
@@ -300,22 +302,26 @@ def scratch_module(short, p):
     differently: a blocked tensor to the same layout with the other `CTAOrder` (only
     registers move), or, as in an mxfp4 `dot_scaled`'s scales, a `[128, 4]` i8 tensor to a
     slice of a `#ttg.linear` layout (values move within a warp); `same` writes them alike."""
-    lists = not _newer(short, 3, 6)
-    cga = ("CTAsPerCGA = [2, 1], CTASplitNum = [2, 1], CTAOrder = [{}]" if lists else "CGALayout = [[1, 0]]")
-    src_order = "1, 0"
-    dst_order = src_order if p["same"] else "0, 1"
-    src = (f"#ttg.blocked<{{sizePerThread = [1, 2], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], "
-           f"order = [1, 0], {cga.format(src_order)}}}>")
+    d = _dialect(short)
+
+    def cga(order):
+        if d.t["cga"] == "lists":
+            return {"CTAsPerCGA": [2, 1], "CTASplitNum": [2, 1], "CTAOrder": order}
+        return {"CGALayout": [[1, 0]]}
+
+    src_order = [1, 0]
+    dst_order = src_order if p["same"] else [0, 1]
+    fields = {"sizePerThread": [1, 2], "threadsPerWarp": [16, 2], "warpsPerCTA": [4, 1], "order": [1, 0]}
+    src = d.attr("blocked", **fields, **cga(src_order))
     if p["kind"] == "blocked":
-        dst = (f"#ttg.blocked<{{sizePerThread = [1, 2], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], "
-               f"order = [1, 0], {cga.format(dst_order)}}}>")
+        dst = d.attr("blocked", **fields, **cga(dst_order))
         defs, u = f"#dst = {dst}\n", "#dst"
     else:
         # registers along dim 2 then 1: CTAOrder [0, 2, 1], [0, 1] once dim 2 is sliced away
-        lin = ("#ttg.linear<{register = [[0, 0, 1], [0, 0, 2], [0, 0, 4], [0, 0, 8], [0, 0, 16], [0, 1, 0]], "
-               "lane = [[1, 0, 0], [2, 0, 0], [4, 0, 0], [8, 0, 0], [0, 2, 0]], warp = [[16, 0, 0], [32, 0, 0]], "
-               "block = [[64, 0, 0]]}>")
-        defs, u = f"#lin = {lin}\n", "#ttg.slice<{dim = 2, parent = #lin}>"
+        lin = d.attr("linear", register=[[0, 0, 1], [0, 0, 2], [0, 0, 4], [0, 0, 8], [0, 0, 16], [0, 1, 0]],
+                     lane=[[1, 0, 0], [2, 0, 0], [4, 0, 0], [8, 0, 0], [0, 2, 0]],
+                     warp=[[16, 0, 0], [32, 0, 0]], block=[[64, 0, 0]])
+        defs, u = f"#lin = {lin}\n", d.text(d.slice(2, "lin"))
     return f"""#src = {src}
 {defs}module attributes {{"ttg.num-ctas" = 2 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:{p['cap']}", "ttg.threads-per-warp" = 32 : i32}} {{
   tt.func public @op_level(%in: !tt.ptr<i8> {{tt.divisibility = 16 : i32}}, %out: !tt.ptr<i8> {{tt.divisibility = 16 : i32}}) {{
@@ -333,13 +339,16 @@ def scratch_module(short, p):
 def stmatrix_scratch_module(short, p):
     """A constant in a Hopper accumulator (`p["rows"]` x `p["cols"]`, instruction N `p["n"]`,
     warps `p["warps"]`) converted to a blocked layout with order `p["order"]`, on sm90."""
+    d = _dialect(short)
     ty = {"bf16": "bf16", "fp16": "f16", "fp32": "f32"}[p["dtype"]]
     wm, wn = p["warps"]
     k = 256 // {"bf16": 16, "fp16": 16, "fp32": 32}[p["dtype"]]
-    order = ", ".join(map(str, p["order"]))
+    mma = d.attr("nvidia_mma", versionMajor=3, versionMinor=0, warpsPerCTA=[wm, wn], instrShape=[16, p["n"], k])
+    blocked = d.attr("blocked", sizePerThread=[1, 1], threadsPerWarp=[1, 32], warpsPerCTA=[wm * wn, 1],
+                     order=list(p["order"]))
     t = f"tensor<{p['rows']}x{p['cols']}x{ty}"
-    return f"""#mma = #ttg.nvidia_mma<{{versionMajor = 3, versionMinor = 0, warpsPerCTA = [{wm}, {wn}], instrShape = [16, {p['n']}, {k}]}}>
-#blocked = #ttg.blocked<{{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [{wm * wn}, 1], order = [{order}]}}>
+    return f"""#mma = {mma}
+#blocked = {blocked}
 module attributes {{"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = {wm * wn} : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32}} {{
   tt.func public @op_level(%out: !tt.ptr<{ty}> {{tt.divisibility = 16 : i32}}) {{
     %c = arith.constant dense<1.000000e+00> : {t}, #mma>
@@ -363,6 +372,7 @@ WGMMA_TYPES = {  # dtype -> (MLIR element type, accumulator type, zero, instruct
 def wgmma_module(short, p):
     """One ttng.warp_group_dot of two shared buffers, A [64, K] and B [K, 32], each `transposed`
     or not, on sm90."""
+    dialect = _dialect(short)  # `d` is the accumulator's type below
     elem, acc, zero, k = WGMMA_TYPES[p["dtype"]]
     bits = {"i8": 8, "f8E4M3FN": 8, "f32": 32, "f16": 16}[elem]
     n = 32
@@ -377,9 +387,12 @@ def wgmma_module(short, p):
     d = f"tensor<64x{n}x{acc}, #mma>"
     # fp8 products summed in fp32 need the accumulation interval the front end writes
     imprecise = ", maxNumImpreciseAcc = 1073741824 : i32" if elem.startswith("f8") else ""
-    return f"""#mma = #ttg.nvidia_mma<{{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, {n}, {k}]}}>
-#sa = #ttg.nvmma_shared<{{swizzlingByteWidth = {sw_a}, transposed = {str(bool(p['trans_a'])).lower()}, elementBitWidth = {bits}}}>
-#sb = #ttg.nvmma_shared<{{swizzlingByteWidth = {sw_b}, transposed = {str(bool(p['trans_b'])).lower()}, elementBitWidth = {bits}}}>
+    mma = dialect.attr("nvidia_mma", versionMajor=3, versionMinor=0, warpsPerCTA=[4, 1], instrShape=[16, n, k])
+    sa = dialect.nvmma(sw_a, bits, transposed=bool(p["trans_a"]))
+    sb = dialect.nvmma(sw_b, bits, transposed=bool(p["trans_b"]))
+    return f"""#mma = {mma}
+#sa = {sa}
+#sb = {sb}
 #smem = #ttg.shared_memory
 module attributes {{"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32}} {{
   tt.func public @op_level(%out: !tt.ptr<{acc}> {{tt.divisibility = 16 : i32}}) {{
