@@ -1,6 +1,8 @@
 """Op-level modules with several CTAs (thread-block clusters, sm90 and
 later): one op whose operands and result are split among the CTAs by CGA
-layouts written out by hand, for `op_level.py`.
+layouts, for `op_level.py`. Every layout attribute is given as data to the
+crate (`op_level.py`'s `Dialect`), which prints it in the release's
+spelling.
 
 Sites:
 
@@ -24,9 +26,9 @@ Sites:
                loader, 3.5-3.9)
 
 A CGA is written as its `block` bases in CTA coordinates (`[[1, 0]]`: two
-CTAs along dim 0; `[[0, 0]]`: two CTAs holding the same data), spelled
-`CGALayout = [...]` from 3.6 and as the three lists `CTAsPerCGA`,
-`CTASplitNum`, `CTAOrder` before.
+CTAs along dim 0; `[[0, 0]]`: two CTAs holding the same data), given to the
+crate as those bases (`CGALayout`) or as the three lists `CTAsPerCGA`,
+`CTASplitNum`, `CTAOrder`, as the release table's `ttgir.cga` says.
 """
 
 import itertools
@@ -43,17 +45,14 @@ CGAS = {
 }
 
 
-def newer(short, major, minor):
-    a, b = (int(x) for x in short.split("."))
-    return (a, b) >= (major, minor)
-
-
 def cga(d, bases, rank=2):
-    """The CGA fields of a layout attribute, with a leading comma."""
+    """The CGA fields (attribute JSON) of a layout attribute, in the form of
+    `d`'s release table row (`ttgir.cga`): the bases, or the three lists;
+    none for one CTA."""
     if not bases:
-        return ""
-    if newer(d.short, 3, 6):
-        return ", CGALayout = [" + ", ".join("[" + ", ".join(map(str, b)) + "]" for b in bases) + "]"
+        return {}
+    if d.t["cga"] == "bases":
+        return {"CGALayout": [list(b) for b in bases]}
     # The three lists: CTAs and splits per dim, the dim of the first basis
     # fastest; a broadcast basis adds CTAs to dim 0 without splitting it.
     per_cga, split, order = [1] * rank, [1] * rank, []
@@ -66,8 +65,7 @@ def cga(d, bases, rank=2):
         if dim not in order:
             order.append(dim)
     order += [i for i in reversed(range(rank)) if i not in order]
-    j = lambda xs: ", ".join(map(str, xs))
-    return f", CTAsPerCGA = [{j(per_cga)}], CTASplitNum = [{j(split)}], CTAOrder = [{j(order)}]"
+    return {"CTAsPerCGA": per_cga, "CTASplitNum": split, "CTAOrder": order}
 
 
 def per_cta(shape, bases):
@@ -96,9 +94,8 @@ def blocked(d, shape, bits, warps, bases, order=(1, 0)):
         take = max(1, min(left, part[dim] // (spt[dim] * tpw[dim])))
         wpc[dim], left = take, left // take
     wpc[order[-1]] *= left
-    j = lambda xs: ", ".join(map(str, xs))
-    return (f"#{d.d}.blocked<{{sizePerThread = [{j(spt)}], threadsPerWarp = [{j(tpw)}], "
-            f"warpsPerCTA = [{j(wpc)}], order = [{j(order)}]{cga(d, bases)}}}>")
+    return d.attr("blocked", sizePerThread=spt, threadsPerWarp=tpw, warpsPerCTA=wpc, order=list(order),
+                  **cga(d, bases))
 
 
 def header(d, warps, cap, ctas):
@@ -108,8 +105,8 @@ def header(d, warps, cap, ctas):
 
 
 def nvmma(d, swizzle, transposed, bits, bases):
-    return (f"#{d.d}.nvmma_shared<{{swizzlingByteWidth = {swizzle}, transposed = {str(transposed).lower()}, "
-            f"elementBitWidth = {bits}{cga(d, bases)}}}>")
+    return d.attr("nvmma_shared", swizzlingByteWidth=swizzle, transposed=transposed, elementBitWidth=bits,
+                  **cga(d, bases))
 
 
 def swizzle_for(cols, rows, bits):
@@ -163,9 +160,9 @@ def cta_convert_module(p, d):
         dst = blocked(d, shape, bits, warps, p["dst"], order=(0, 1))
     else:
         # An Ampere MMA's operand: the dot's CGA with K broadcast.
-        parent = (f"#{d.d}.nvidia_mma<{{versionMajor = 2, versionMinor = 0, warpsPerCTA = [{warps}, 1]"
-                  f"{cga(d, p['dst'])}, instrShape = [16, 8]}}>")
-        dst = f"#{d.d}.dot_op<{{opIdx = {0 if p['kind'] == 'dot_a' else 1}, parent = {parent}, kWidth = 2}}>"
+        parent = {"kind": "nvidia_mma", "versionMajor": 2, "versionMinor": 0, "warpsPerCTA": [warps, 1],
+                  "instrShape": [16, 8], **cga(d, p["dst"])}
+        dst = d.text({"kind": "dot_op", "opIdx": 0 if p["kind"] == "dot_a" else 1, "parent": parent, "kWidth": 2})
     dims = "x".join(map(str, shape))
     return (f"#src = {src}\n#dst = {dst}\n" + header(d, warps, p["cap"], p["ctas"]) + func(ty, ty) +
             load(d, "x", "arg0", shape, ty, "src") +
@@ -211,8 +208,7 @@ def cta_local_module(p, d):
     regs = blocked(d, shape, bits, warps, p["regs"])
     back = blocked(d, shape, bits, warps, p["back"], order=(0, 1))
     if p["shared"] == "swizzled":
-        shared = (f"#{d.d}.swizzled_shared<{{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]"
-                  f"{cga(d, p['buffer'])}}}>")
+        shared = d.attr("swizzled_shared", vec=8, perPhase=1, maxPhase=8, order=[1, 0], **cga(d, p["buffer"]))
     else:
         part = per_cta(shape, p["buffer"])
         shared = nvmma(d, swizzle_for(part[1], part[0], bits), False, bits, p["buffer"])
@@ -269,8 +265,8 @@ def wgmma_cga_module(p, d):
     m, n, k = p["m"], p["n"], p["k"]
     warps = p["warps"][0] * p["warps"][1]
     instr_k = 256 // bits
-    mma = (f"#{d.d}.nvidia_mma<{{versionMajor = 3, versionMinor = 0, warpsPerCTA = [{p['warps'][0]}, "
-           f"{p['warps'][1]}]{cga(d, p['acc'])}, instrShape = [16, {p['instr_n']}, {instr_k}]}}>")
+    mma = d.attr("nvidia_mma", versionMajor=3, versionMinor=0, warpsPerCTA=list(p["warps"]),
+                 instrShape=[16, p["instr_n"], instr_k], **cga(d, p["acc"]))
     a_part, b_part = per_cta([m, k], p["a"]), per_cta([k, n], p["b"])
     # wgmma reads A K-major; B N-major for 16-bit types, else K-major.
     b_trans = bits != 16

@@ -1,5 +1,7 @@
 """Op-level modules of the Hopper MMA layouts Triton 3.1 and 3.2 lower, for
-`op_level.py` (sm90, one CTA, written in the `triton_gpu` spelling):
+`op_level.py` (sm90, one CTA, in the `triton_gpu` spelling; every layout
+attribute is given as data to the crate, `op_level.py`'s `Dialect`, which
+prints it):
 
   hopper_dot_operand  `convert_layout` (or `local_load` of a leading-offset
                buffer) into operand A of a Hopper dot held in registers:
@@ -18,13 +20,14 @@ BITS = {"fp16": 16, "fp32": 32}
 
 
 def mma(d, warps, instr_n, bits):
-    return (f"#{d.d}.nvidia_mma<{{versionMajor = 3, versionMinor = 0, warpsPerCTA = [{warps[0]}, {warps[1]}], "
-            f"instrShape = [16, {instr_n}, {256 // bits}]}}>")
+    return d.attr("nvidia_mma", versionMajor=3, versionMinor=0, warpsPerCTA=list(warps),
+                  instrShape=[16, instr_n, 256 // bits])
 
 
 def dot_a(d, parent):
-    # 3.1 and 3.2 write a Hopper operand A without kWidth.
-    return f"#{d.d}.dot_op<{{opIdx = 0, parent = {parent}}}>"
+    """Operand A of the accumulator aliased `parent`. 3.1 and 3.2 write a
+    Hopper operand A without kWidth."""
+    return d.text({"kind": "dot_op", "opIdx": 0, "parent": {"kind": "alias", "name": parent}})
 
 
 def dot(d, a, b, acc, a_ty, b_ty, acc_ty):
@@ -42,8 +45,7 @@ def header(d, warps):
 
 
 def blocked(d, warps):
-    return (f"#{d.d}.blocked<{{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [{warps}, 1], "
-            f"order = [1, 0]}}>")
+    return d.attr("blocked", sizePerThread=[1, 8], threadsPerWarp=[4, 8], warpsPerCTA=[warps, 1], order=[1, 0])
 
 
 # ------------------------------------------------------------ hopper_dot_operand
@@ -67,7 +69,6 @@ def hopper_dot_operand_module(p, d):
     lines = [f"    %p = tt.splat %arg0 : !tt.ptr<{ty}> -> tensor<{m}x{n}x!tt.ptr<{ty}>, #blocked>",
              f"    %x = tt.load %p : tensor<{m}x{n}x!tt.ptr<{ty}>, #blocked>"]
     if p["src"] == "blocked":
-        src = "%x"
         lines.append(f"    %a = {d.d}.convert_layout %x : {t('#blocked')} -> {t('#dot')}")
     elif p["src"] == "shared":
         space = "" if d.short == "3.1" else f", #{d.d}.shared_memory"
@@ -90,11 +91,11 @@ def hopper_dot_operand_module(p, d):
            f"    %o = {d.d}.convert_layout %d : {acc} -> tensor<{m}x{n}xf32, #blocked>\n"
            f"    %r = tt.splat %arg2 : !tt.ptr<f32> -> tensor<{m}x{n}x!tt.ptr<f32>, #blocked>\n"
            f"    tt.store %r, %o : tensor<{m}x{n}x!tt.ptr<f32>, #blocked>\n")
-    shared = (f"#{d.d}.shared<{{vec = {128 // bits}, perPhase = 1, maxPhase = 8, order = [1, 0], "
-              f"hasLeadingOffset = true}}>")
+    # A 128-byte-swizzled NVMMA buffer: in 3.1 and 3.2 the leading-offset shared layout.
+    shared = d.nvmma(128, bits)
     args = (f"%arg0: !tt.ptr<{ty}> {{tt.divisibility = 16 : i32}}, %arg1: !tt.ptr<{ty}> {{tt.divisibility = 16 : i32}}, "
             f"%arg2: !tt.ptr<f32> {{tt.divisibility = 16 : i32}}")
-    return (f"#blocked = {blocked(d, nw)}\n#mma = {parent}\n#other = {other}\n#dot = {dot_a(d, '#mma')}\n"
+    return (f"#blocked = {blocked(d, nw)}\n#mma = {parent}\n#other = {other}\n#dot = {dot_a(d, 'mma')}\n"
             f"#shared = {shared}\n" + header(d, nw) + f"  tt.func public @op_level({args}) {{\n" +
             "\n".join(lines) + "\n" + out + "    tt.return\n  }\n}\n")
 
@@ -113,7 +114,7 @@ def mma_indices_module(p, d):
     m, n, warps, dim = p["m"], p["n"], p["warps"], p["dim"]
     nw = warps[0] * warps[1]
     acc = mma(d, warps, p["instr_n"], 16)
-    sl = f"#{d.d}.slice<{{dim = {dim}, parent = #mma}}>"
+    sl = d.text(d.slice(dim, "mma"))
     size = n if dim == 0 else m
     full = f"tensor<{m}x{n}xf32, #mma>"
     if p["op"] == "make_range":
