@@ -252,6 +252,9 @@ def unpack(text: str) -> dict[str, np.ndarray]:
 def job(worker: Any, case: dict[str, Any], rec: dict[str, Any], say: Any) -> dict[str, Any]:
     """One case in a worker: compile and self-check (no GPU), or compile, run and compare."""
     rec["lang"] = case["lang"]
+    import triton  # the release that compiles it: refusals are per release
+
+    rec["ran_on"] = triton.__version__
     if worker.gpu:
         return run_gpu(worker, case, rec, say)
     say({"event": "phase", "id": case["id"], "phase": "compile"})
