@@ -118,8 +118,95 @@ struct Job {
     request: Value,
 }
 
-/// Runs every job in workers, grouped by (release, target), `jobs` workers
-/// at a time; each answer is stored in the cache as it comes.
+/// The jobs still to run, by (release, target). A worker serves one
+/// group; several workers share a large one, so that one release and one
+/// target still keep `--jobs` workers busy.
+struct Pending {
+    groups: Vec<PendingGroup>,
+}
+
+struct PendingGroup {
+    release: usize,
+    arch: Arch,
+    jobs: std::collections::VecDeque<Job>,
+    /// Workers serving the group now.
+    servers: usize,
+}
+
+impl Pending {
+    fn new(jobs: Vec<Job>, configs: &[ScanConfig]) -> Self {
+        let mut by_group: BTreeMap<(usize, Arch), std::collections::VecDeque<Job>> =
+            BTreeMap::new();
+        for j in jobs {
+            by_group
+                .entry((j.release, configs[j.config].arch))
+                .or_default()
+                .push_back(j);
+        }
+        let groups = by_group
+            .into_iter()
+            .map(|((release, arch), jobs)| PendingGroup {
+                release,
+                arch,
+                jobs,
+                servers: 0,
+            })
+            .collect();
+        Pending { groups }
+    }
+
+    fn len(&self) -> usize {
+        self.groups.iter().map(|g| g.jobs.len()).sum()
+    }
+
+    /// The next job for a worker serving group `current` (None: no worker
+    /// yet): from its own group while that has jobs, else from the group
+    /// with the most jobs left per worker serving it, which a worker then
+    /// has to be started for. None when nothing is left.
+    fn next(&mut self, current: Option<usize>) -> Option<(Served, Job)> {
+        if let Some(g) = current {
+            if let Some(job) = self.groups[g].jobs.pop_front() {
+                return Some((self.served(g), job));
+            }
+            self.groups[g].servers -= 1;
+        }
+        let g = (0..self.groups.len())
+            .filter(|&g| !self.groups[g].jobs.is_empty())
+            .max_by(|&a, &b| {
+                let share = |g: usize| {
+                    let grp = &self.groups[g];
+                    // jobs per worker once this one joins, compared exactly
+                    (grp.jobs.len(), grp.servers + 1)
+                };
+                let ((ja, sa), (jb, sb)) = (share(a), share(b));
+                (ja * sb).cmp(&(jb * sa)).then(b.cmp(&a))
+            })?;
+        self.groups[g].servers += 1;
+        let job = self.groups[g].jobs.pop_front()?;
+        Some((self.served(g), job))
+    }
+
+    fn served(&self, group: usize) -> Served {
+        let g = &self.groups[group];
+        Served {
+            group,
+            release: g.release,
+            arch: g.arch,
+        }
+    }
+}
+
+/// The group a job came from.
+#[derive(Clone, Copy)]
+struct Served {
+    group: usize,
+    release: usize,
+    arch: Arch,
+}
+
+/// Runs every job in workers, `jobs` at a time, each worker serving one
+/// (release, target) at a time; each answer is stored in the cache as it
+/// comes.
 fn run_jobs(run: &Run, kind: &str, jobs: Vec<Job>) -> BTreeMap<(usize, usize), JobResult> {
     let Run {
         req,
@@ -130,35 +217,41 @@ fn run_jobs(run: &Run, kind: &str, jobs: Vec<Job>) -> BTreeMap<(usize, usize), J
         say,
         ..
     } = *run;
-    let mut groups: BTreeMap<(usize, Arch), Vec<Job>> = BTreeMap::new();
-    for j in jobs {
-        groups
-            .entry((j.release, configs[j.config].arch))
-            .or_default()
-            .push(j);
-    }
-    let total: usize = groups.values().map(Vec::len).sum();
-    // a worker takes one (release, target) group at a time: more threads
-    // than groups would only wait
-    let threads = req.jobs.clamp(1, groups.len().max(1));
+    let pending = Pending::new(jobs, configs);
+    let total = pending.len();
+    // more threads than jobs would only start workers that wait
+    let threads = req.jobs.clamp(1, total.max(1));
     let done = Mutex::new((0usize, BTreeMap::new()));
-    let queue = Mutex::new(groups.into_iter().collect::<Vec<_>>());
+    let pending = Mutex::new(pending);
     let started = Instant::now();
     std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
+        for thread in 0..threads {
+            let (pending, done) = (&pending, &done);
+            s.spawn(move || {
+                let mut serving: Option<(usize, Result<Worker, ScanError>)> = None;
                 loop {
-                    let Some(((r, arch), group)) = queue.lock().ok().and_then(|mut q| q.pop())
+                    let current = serving.as_ref().map(|(g, _)| *g);
+                    let next = pending
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .next(current);
+                    let Some((
+                        Served {
+                            group: g,
+                            release,
+                            arch,
+                        },
+                        job,
+                    )) = next
                     else {
                         return;
                     };
-                    let interp = &interps[r];
+                    let interp = &interps[release];
                     let log = cache.root().join("logs").join(format!(
-                        "worker-{}-{}.log",
+                        "worker-{}-{}-{thread}.log",
                         interp.wheel,
                         arch.name()
                     ));
-                    let _ = std::fs::create_dir_all(cache.root().join("logs"));
                     let spec = WorkerSpec {
                         script,
                         kernel: Some(&req.kernel),
@@ -167,50 +260,54 @@ fn run_jobs(run: &Run, kind: &str, jobs: Vec<Job>) -> BTreeMap<(usize, usize), J
                         timeout: req.timeout,
                         log: Some(&log),
                     };
-                    let mut worker = Worker::start(&interp.python, &spec);
-                    for job in group {
-                        let answer = match worker.as_mut() {
-                            Ok(w) => w.request(&job.request).map_err(|e| e.to_string()),
-                            Err(e) => Err(e.to_string()),
-                        };
-                        let entry = match answer {
-                            Ok(v) => JobResult::from_worker(&v),
-                            Err(e) => {
-                                // the worker itself died: start a fresh one for the rest
-                                worker = Worker::start(&interp.python, &spec);
-                                JobResult {
-                                    status: JobStatus::Abort,
-                                    message: format!("the worker died: {e}"),
-                                    exception: None,
-                                    stage: None,
-                                    signal: None,
-                                    seconds: 0.0,
-                                    stderr_tail: Vec::new(),
-                                    heuristics: BTreeMap::new(),
-                                    ttgir: None,
-                                }
-                            }
-                        };
-                        let transient = entry.message.starts_with("the worker died");
-                        if !transient {
-                            if let Err(e) = cache.put(kind, &job.key, &entry, req.timeout) {
-                                say(&format!("warning: {e}"));
+                    if current != Some(g) {
+                        let _ = std::fs::create_dir_all(cache.root().join("logs"));
+                        serving = Some((g, Worker::start(&interp.python, &spec)));
+                    }
+                    let Some((_, worker)) = serving.as_mut() else {
+                        return;
+                    };
+                    let answer = match worker.as_mut() {
+                        Ok(w) => w.request(&job.request).map_err(|e| e.to_string()),
+                        Err(e) => Err(e.to_string()),
+                    };
+                    let entry = match answer {
+                        Ok(v) => JobResult::from_worker(&v),
+                        Err(e) => {
+                            // the worker itself died: start a fresh one for the rest
+                            *worker = Worker::start(&interp.python, &spec);
+                            JobResult {
+                                status: JobStatus::Abort,
+                                message: format!("the worker died: {e}"),
+                                exception: None,
+                                stage: None,
+                                signal: None,
+                                seconds: 0.0,
+                                stderr_tail: Vec::new(),
+                                heuristics: BTreeMap::new(),
+                                ttgir: None,
                             }
                         }
-                        let mut d = done.lock().unwrap_or_else(|e| e.into_inner());
-                        d.0 += 1;
-                        let n = d.0;
-                        d.1.insert((job.release, job.config), entry);
-                        drop(d);
-                        let secs = started.elapsed().as_secs_f64();
-                        say(&format!(
-                            "{kind}: {n}/{total} (Triton {} {}) {:.0} s, about {:.0} s left",
-                            interp.wheel,
-                            arch.name(),
-                            secs,
-                            secs / n as f64 * (total - n) as f64
-                        ));
+                    };
+                    let transient = entry.message.starts_with("the worker died");
+                    if !transient {
+                        if let Err(e) = cache.put(kind, &job.key, &entry, req.timeout) {
+                            say(&format!("warning: {e}"));
+                        }
                     }
+                    let mut d = done.lock().unwrap_or_else(|e| e.into_inner());
+                    d.0 += 1;
+                    let n = d.0;
+                    d.1.insert((job.release, job.config), entry);
+                    drop(d);
+                    let secs = started.elapsed().as_secs_f64();
+                    say(&format!(
+                        "{kind}: {n}/{total} (Triton {} {}) {:.0} s, about {:.0} s left",
+                        interp.wheel,
+                        arch.name(),
+                        secs,
+                        secs / n as f64 * (total - n) as f64
+                    ));
                 }
             });
         }
@@ -588,4 +685,71 @@ pub(crate) fn compile_module(
     e.ttgir = None;
     cache.put("compile_ir", &key, &e, timeout)?;
     Ok(e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pending(sizes: &[usize]) -> Pending {
+        let groups = sizes
+            .iter()
+            .enumerate()
+            .map(|(g, &n)| PendingGroup {
+                release: g,
+                arch: Arch::Sm90,
+                jobs: (0..n)
+                    .map(|c| Job {
+                        release: g,
+                        config: c,
+                        key: String::new(),
+                        request: Value::Null,
+                    })
+                    .collect(),
+                servers: 0,
+            })
+            .collect();
+        Pending { groups }
+    }
+
+    #[test]
+    fn two_workers_share_one_group_and_take_each_job_once() {
+        let mut p = pending(&[5]);
+        let (mut a, mut b) = (None, None);
+        let mut seen = Vec::new();
+        while let Some((s, job)) = p.next(a) {
+            a = Some(s.group);
+            seen.push(job.config);
+            if let Some((s, job)) = p.next(b) {
+                b = Some(s.group);
+                seen.push(job.config);
+            }
+        }
+        assert_eq!(
+            (a, b),
+            (Some(0), Some(0)),
+            "both workers served the one group"
+        );
+        assert_eq!(seen, vec![0, 1, 2, 3, 4], "in order, each once");
+        assert_eq!(p.len(), 0);
+    }
+
+    #[test]
+    fn a_worker_keeps_its_group_and_a_new_one_goes_where_most_is_left() {
+        let mut p = pending(&[2, 6]);
+        let (first, _) = p.next(None).unwrap();
+        assert_eq!(first.group, 1, "the larger group first");
+        let (second, _) = p.next(None).unwrap();
+        // group 1 has 5 left for 2 workers, group 0 has 2 for 1: 2.5 > 2
+        assert_eq!(second.group, 1);
+        let (third, _) = p.next(None).unwrap();
+        // group 1: 4 left for 3 workers (1.33); group 0: 2 for 1
+        assert_eq!(third.group, 0);
+        for _ in 0..4 {
+            assert_eq!(p.next(Some(1)).unwrap().0.group, 1);
+        }
+        // group 1 is empty: its worker moves on to what is left
+        assert_eq!(p.next(Some(1)).unwrap().0.group, 0);
+        assert!(p.next(Some(0)).is_none());
+    }
 }

@@ -1017,21 +1017,31 @@ def answer(state, job, timeout):
     return out
 
 
-def warm_caches():
-    """Fill, once in this process, the caches that every forked child
-    would otherwise fill again and lose: `triton_key()` hashes every file of
-    the compiler and back ends (lru-cached; 0.46 s of a 0.84 s front end on
-    3.4.0, in `triton.compiler.compiler` up to 3.4, `triton.runtime.cache`
-    from 3.5), and the JIT's binder imports Gluon lazily (3.4 on). Neither
-    changes what is compiled."""
-    for module in ("triton.runtime.cache", "triton.compiler.compiler"):
+def warm_caches(target):
+    """Fill, once in this process, what every forked child would otherwise
+    compute again and lose. None of it changes what is compiled:
+    - `triton_key()`, the name of the compiler's build in cache keys, hashes
+      every file of the compiler and back ends (0.4 s, lru-cached; in
+      `triton.compiler.compiler` up to 3.4, `triton.runtime.cache` from 3.5).
+      Every job compiles into a cache directory of its own that nothing reads
+      again, so the key only has to be a name: the release's version is one.
+    - The back end's hash runs `ptxas --version` (lru-cached per arch).
+    - The JIT's binder imports Gluon lazily (3.4 on)."""
+    import importlib
+    import triton
+    build = f"linear-layout-scan-{triton.__version__}"
+    for name in ("triton.runtime.cache", "triton.compiler.compiler", "triton.runtime.autotuner"):
         try:
-            key = getattr(__import__(module, fromlist=["triton_key"]), "triton_key", None)
-            if key is not None:
-                key()
-                break
-        except Exception:  # noqa: BLE001 -- only a cache: the child fills it if this cannot
-            pass
+            module = importlib.import_module(name)
+        except Exception:  # noqa: BLE001 -- a module this release lacks
+            continue
+        if hasattr(module, "triton_key"):
+            module.triton_key = lambda: build
+    try:
+        from triton.compiler.compiler import make_backend
+        make_backend(target).hash()
+    except Exception:  # noqa: BLE001 -- only a cache (3.4's HIP hash asks an absent ld.lld): the child pays
+        pass
     try:
         import triton.experimental.gluon  # noqa: F401
     except Exception:  # noqa: BLE001 -- absent before 3.4
@@ -1092,7 +1102,7 @@ def within(seconds, what, fn, *a):
 
 def serve(args):
     state = {"driver": install_driver(args.target), "torch": ensure_torch(args.target)}
-    warm_caches()
+    warm_caches(args.target)
     load_error = None
     if args.kernel:
         try:
