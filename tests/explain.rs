@@ -87,10 +87,11 @@ fn recorded_failures() -> BTreeMap<String, Printed> {
 /// Recorded messages any program may print (LLVM's own headers and
 /// backend, the C++ runtime, a bare exception name, MLIR's wrapper of a
 /// failed pass): explain names their site only in a log that shows Triton.
-const ANY_PROGRAM_S: [&str; 14] = [
+const ANY_PROGRAM_S: [&str; 15] = [
     "AssertionError",
     "ArrayRef.h:257: const T& llvm::ArrayRef<T>::operator[]",
     "ArrayRef.h:260: const T& llvm::ArrayRef<T>::operator[]",
+    "ArrayRef.h:260: const T &llvm::ArrayRef<mlir::Value>::operator[]",
     "ArrayRef.h:268: const T &llvm::ArrayRef<unsigned int>::operator[]",
     "ArrayRef.h:268: const T &llvm::ArrayRef<mlir::Value>::operator[]",
     "SmallVector.h:292: reference llvm::SmallVectorTemplateCommon",

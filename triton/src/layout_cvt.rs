@@ -46,7 +46,12 @@ use linear_layout::Result;
 /// Errors where `invertAndCompose` asserts in Triton: the two layouts'
 /// out-dims differ, or `src` reaches elements `dst` does not hold.
 pub fn minimal_cvt_layout(src: &LinearLayout, dst: &LinearLayout) -> Result<LinearLayout> {
-    let mut cvt = dst.invert_and_compose(src)?;
+    peel(dst.invert_and_compose(src)?)
+}
+
+/// The conversion `cvt` with the outer in-dims it is the identity on
+/// removed, block first, then warp, lane and register.
+fn peel(mut cvt: LinearLayout) -> Result<LinearLayout> {
     for dim in [Dim::BLOCK, Dim::WARP, Dim::LANE, Dim::REGISTER] {
         match cvt.quotient(&[dim])? {
             Some(rest) => cvt = rest,
@@ -54,6 +59,55 @@ pub fn minimal_cvt_layout(src: &LinearLayout, dst: &LinearLayout) -> Result<Line
         }
     }
     Ok(cvt)
+}
+
+/// 3.2's `minimalCvtLayout`, whose `invertAndCompose` chooses among the
+/// sources of a broadcast element differently (`release/3.2.x:lib/Tools/
+/// LinearLayout.cpp:843–956`): it makes both layouts injective by giving
+/// the k-th zero basis of each (in-dims in order, bits in order) the
+/// fresh value k (`getInjectiveMat`), so a zero basis of the destination
+/// is matched with the source's zero basis of the same rank, wherever it
+/// sits, not with one of the same hardware dim. The destination's zero
+/// bases past the source's count are solved from rows the source leaves
+/// empty: they map to zero. `None` where our algebra refuses a step.
+pub fn minimal_cvt_layout_3_2(src: &LinearLayout, dst: &LinearLayout) -> Option<LinearLayout> {
+    let mut fresh_bits = 0u32;
+    for d in src.in_dim_names() {
+        for i in 0..src.in_dim_size_log2(d).ok()? as usize {
+            fresh_bits += u32::from(src.basis(d, i).ok()?.iter().all(|&x| x == 0));
+        }
+    }
+    if fresh_bits >= 63 {
+        return None;
+    }
+    let injective = |l: &LinearLayout| -> Option<LinearLayout> {
+        let fresh = Dim::new("injective");
+        let mut next = 0u32;
+        let mut bases = Vec::new();
+        for d in l.in_dim_names() {
+            let mut rows = Vec::new();
+            for i in 0..l.in_dim_size_log2(d).ok()? as usize {
+                let mut row: Vec<u64> = l.basis(d, i).ok()?.to_vec();
+                if row.iter().all(|&x| x == 0) && next < fresh_bits {
+                    row.push(1 << next);
+                    next += 1;
+                } else {
+                    row.push(0);
+                }
+                rows.push(row);
+            }
+            bases.push((d, rows));
+        }
+        let mut outs: Vec<(Dim, u64)> = l
+            .out_dim_names()
+            .map(|d| l.out_dim_size(d).map(|s| (d, s)))
+            .collect::<Result<_>>()
+            .ok()?;
+        outs.push((fresh, 1 << fresh_bits));
+        LinearLayout::from_bases_with_sizes(&bases, &outs, false).ok()
+    };
+    let cvt = injective(dst)?.invert_and_compose(&injective(src)?).ok()?;
+    peel(cvt).ok()
 }
 
 /// The minimal conversion from `src` to `dst` when it moves data across

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Compile the 3.7-3.9 family kernels (family_kernels.py) with the real wheels on the CPU.
+"""Compile the 3.7-3.9 family kernels (family_kernels.py) with the real wheels on the CPU, and the
+one-op family modules (3.4 – 3.9; 3.2 and 3.3: the stmatrix scratch store's only).
 
 Each configuration is a JSON object: the kernel's `family` and parameters, and `num_warps`,
 `num_stages`, `num_ctas`, `arch` (sm90, sm100, sm120). It is compiled in a child process of its
@@ -338,21 +339,30 @@ def scratch_module(short, p):
 
 def stmatrix_scratch_module(short, p):
     """A constant in a Hopper accumulator (`p["rows"]` x `p["cols"]`, instruction N `p["n"]`,
-    warps `p["warps"]`) converted to a blocked layout with order `p["order"]`, on sm90."""
+    warps `p["warps"]`) converted to a blocked layout with order `p["order"]`, on sm90. Optional:
+    the blocked layout's `dst_spt`, `dst_tpw` and `dst_warps` (default one value a thread, the 32
+    lanes along dim 1, every warp along dim 0), and `cga`, a CTA split both layouts share (per
+    dim: how many CTAs along it)."""
     d = _dialect(short)
-    ty = {"bf16": "bf16", "fp16": "f16", "fp32": "f32"}[p["dtype"]]
+    ty = {"bf16": "bf16", "fp16": "f16", "fp32": "f32", "int16": "i16"}[p["dtype"]]
     wm, wn = p["warps"]
-    k = 256 // {"bf16": 16, "fp16": 16, "fp32": 32}[p["dtype"]]
-    mma = d.attr("nvidia_mma", versionMajor=3, versionMinor=0, warpsPerCTA=[wm, wn], instrShape=[16, p["n"], k])
-    blocked = d.attr("blocked", sizePerThread=[1, 1], threadsPerWarp=[1, 32], warpsPerCTA=[wm * wn, 1],
-                     order=list(p["order"]))
+    k = 256 // {"bf16": 16, "fp16": 16, "fp32": 32, "int16": 16}[p["dtype"]]
+    cga = _cga(d, p["cga"]) if "cga" in p else {}
+    ctas = _num_ctas(p["cga"]) if "cga" in p else 1
+    mma = d.attr("nvidia_mma", versionMajor=3, versionMinor=0, warpsPerCTA=[wm, wn], instrShape=[16, p["n"], k],
+                 **cga)
+    blocked = d.attr("blocked", sizePerThread=list(p.get("dst_spt", [1, 1])),
+                     threadsPerWarp=list(p.get("dst_tpw", [1, 32])),
+                     warpsPerCTA=list(p.get("dst_warps", [wm * wn, 1])), order=list(p["order"]), **cga)
     t = f"tensor<{p['rows']}x{p['cols']}x{ty}"
+    one = "1" if ty.startswith("i") else "1.000000e+00"
+    g = d.d
     return f"""#mma = {mma}
 #blocked = {blocked}
-module attributes {{"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = {wm * wn} : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32}} {{
+module attributes {{"{g}.num-ctas" = {ctas} : i32, "{g}.num-warps" = {wm * wn} : i32, {g}.target = "cuda:90", "{g}.threads-per-warp" = 32 : i32}} {{
   tt.func public @op_level(%out: !tt.ptr<{ty}> {{tt.divisibility = 16 : i32}}) {{
-    %c = arith.constant dense<1.000000e+00> : {t}, #mma>
-    %y = ttg.convert_layout %c : {t}, #mma> -> {t}, #blocked>
+    %c = arith.constant dense<{one}> : {t}, #mma>
+    %y = {g}.convert_layout %c : {t}, #mma> -> {t}, #blocked>
     %q = tt.splat %out : !tt.ptr<{ty}> -> tensor<{p['rows']}x{p['cols']}x!tt.ptr<{ty}>, #blocked>
     tt.store %q, %y : tensor<{p['rows']}x{p['cols']}x!tt.ptr<{ty}>, #blocked>
     tt.return
@@ -411,6 +421,9 @@ module attributes {{"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.tar
 def modules(short):
     """The one-op modules for release `short` (`3.9`): (site, params, module text, capability)."""
     out = []
+    if tuple(int(x) for x in short.split(".")[:2]) < (3, 4):
+        # 3.2 and 3.3 meet only the stmatrix scratch store; the other modules are 3.4+'s
+        return [("stmatrix_scratch", p, stmatrix_scratch_module(short, p), 90) for p in stmatrix_scratch_cases(short)]
     for dtype in WGMMA_TYPES:
         for ta in (0, 1):
             for tb in (0, 1):
@@ -432,15 +445,75 @@ def modules(short):
             for cap in (90, 100):
                 p = {"kind": kind, "same": same, "cap": cap}
                 out.append(("dsmem_no_scratch", p, scratch_module(short, p), cap))
+    for p in stmatrix_scratch_cases(short):
+        out.append(("stmatrix_scratch", p, stmatrix_scratch_module(short, p), 90))
+    return out
+
+
+def stmatrix_scratch_cases(short):
+    """Hopper accumulators converted to blocked layouts around the stmatrix scratch store
+    (`stmatrix_scratch`). Every release: 18 small tensors (one-row and taller, two warp splits,
+    the 1 x 8 one in fp16, fp32, the other order, instruction N 16 and 8 x 1 warps). Up to 3.4,
+    where the store is, 54 more written for 3.2 and 3.3 (issue 35): every warp split up to
+    4 x 4, destinations reading taller tensors as rows of 8 (the padded scratch still takes
+    stmatrix), with lanes or warps along either dim, a 4-column tile, int16, instruction N up to
+    64, and CTA splits of 2 and 4 that both layouts share."""
     base = {"dtype": "bf16", "n": 8, "order": [1, 0]}
     cases = [{**base, "rows": r, "cols": c, "warps": w}
              for r, c in ((1, 8), (2, 8), (4, 8), (16, 8), (1, 16), (1, 32)) for w in ([4, 1], [4, 2])]
     one = {**base, "rows": 1, "cols": 8, "warps": [4, 1]}
     cases += [{**one, "dtype": "fp16"}, {**one, "dtype": "fp32"}, {**one, "order": [0, 1]},
               {**one, "n": 16}, {**one, "n": 16, "cols": 16}, {**one, "warps": [8, 1]}]
-    for p in cases:
-        out.append(("stmatrix_scratch", p, stmatrix_scratch_module(short, p), 90))
-    return out
+    if tuple(int(x) for x in short.split(".")[:2]) >= (3, 5):
+        return cases
+    more = [{**base, "rows": r, "cols": c, "warps": w}
+            for r, c in ((1, 8), (1, 16), (1, 32), (1, 64), (2, 8), (16, 8), (2, 16))
+            for w in ([4, 1], [4, 2], [8, 1], [4, 4])]
+    wide = {"dst_spt": [1, 8], "dst_tpw": [32, 1]}
+    more += [{**one, "order": [0, 1]}, {**one, "dtype": "fp16"}, {**one, "dtype": "int16"}, {**one, "dtype": "fp32"},
+             {**one, "n": 16}, {**one, "n": 16, "cols": 16}, {**one, "n": 32, "cols": 32}, {**one, "n": 16, "cols": 32},
+             {**one, "cols": 16, "order": [0, 1]},
+             {**one, "rows": 16, **wide},
+             {**one, "rows": 2, "dst_spt": [1, 8], "dst_tpw": [2, 16]},
+             {**one, "rows": 2, "cols": 16, "dst_spt": [1, 8], "dst_tpw": [2, 16]},
+             {**one, "dst_spt": [1, 8], "dst_tpw": [1, 32]},
+             {**one, "dst_spt": [1, 2], "dst_tpw": [1, 32]},
+             {**one, "dst_tpw": [32, 1]},
+             {**one, "dst_tpw": [32, 1], "order": [0, 1]},
+             {**one, "dst_warps": [1, 4]},
+             {**one, "cols": 16, "cga": [1, 2]},
+             {**one, "cols": 8, "cga": [1, 2]},
+             {**one, "cols": 32, "cga": [1, 2]},
+             {**one, "rows": 2, "cga": [2, 1]},
+             {**one, "cols": 16, "warps": [4, 2], "cga": [1, 2]}]
+    w41 = {**base, "warps": [4, 1]}
+    more += [{**w41, "rows": 2, "cols": 4, "dst_spt": [1, 4], "dst_tpw": [2, 16]},
+             {**w41, "warps": [4, 2], "rows": 2, "cols": 16, "dst_spt": [1, 16], "dst_tpw": [2, 16]},
+             {**w41, "rows": 2, "cols": 8, "dst_spt": [1, 4], "dst_tpw": [2, 16]},
+             {**w41, "rows": 32, "cols": 8, **wide}, {**w41, "rows": 128, "cols": 8, **wide},
+             {**w41, "rows": 64, "cols": 8, **wide},
+             {**w41, "rows": 1, "cols": 16, "warps": [4, 2], "n": 16},
+             {**w41, "rows": 16, "cols": 8, "order": [0, 1], **wide},
+             {**w41, "rows": 1, "cols": 16, "warps": [4, 2], "dst_warps": [1, 8], "dst_tpw": [1, 32]},
+             {**w41, "rows": 1, "cols": 32, "cga": [1, 4]}, {**w41, "rows": 4, "cols": 8, "cga": [4, 1]},
+             {**w41, "rows": 16, "cols": 8, "dtype": "fp16", **wide},
+             {**w41, "rows": 16, "cols": 8, "dtype": "fp32", **wide},
+             {**w41, "rows": 16, "cols": 16, "dst_spt": [1, 8], "dst_tpw": [16, 2]},
+             {**w41, "rows": 16, "cols": 16, "warps": [4, 2], "dst_spt": [1, 8], "dst_tpw": [16, 2]},
+             {**w41, "rows": 1, "cols": 8, "dst_spt": [1, 4], "dst_tpw": [1, 32]},
+             {**w41, "rows": 1, "cols": 8, "dst_spt": [1, 2], "dst_tpw": [2, 16]},
+             {**w41, "rows": 1, "cols": 8, "dst_tpw": [4, 8]},
+             {**w41, "rows": 8, "cols": 8, "dst_spt": [1, 8], "dst_tpw": [8, 4], "dst_warps": [1, 4]},
+             {**w41, "rows": 2, "cols": 32, "warps": [4, 4], "dst_spt": [1, 8], "dst_tpw": [2, 16]},
+             {**w41, "rows": 1, "cols": 64, "warps": [4, 2], "n": 32},
+             {**w41, "rows": 1, "cols": 128, "warps": [4, 2], "n": 64, "dst_spt": [1, 4]}]
+    seen = {json.dumps(c, sort_keys=True) for c in cases}
+    for c in more:
+        key = json.dumps(c, sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            cases.append(c)
+    return cases
 
 
 venv_python = venvs.python
@@ -558,11 +631,14 @@ def record_modules(args, py, short):
     cases = modules(short)
     mods = compile_modules(py, short, cases, args.jobs)
     mout = os.path.join(args.out_dir, f"family-modules-triton-{args.triton}.jsonl")
-    mwhat = (f"{len(mods)} one-op TTGIR modules of families.py (`modules`: a ttng.warp_group_dot of two "
-             f"shared buffers in each operand order and element type; a convert_layout between two CTA "
-             f"splits, or between two CTA layouts written differently that split the CTAs alike; a small Hopper "
-             f"accumulator converted to a blocked layout), each compiled from its file by the triton {args.triton} wheel "
-             f"(`{data_header.command()}`).")
+    if all(site == "stmatrix_scratch" for site, *_ in cases):
+        kinds = "a small Hopper accumulator converted to a blocked layout, the stmatrix scratch store's cases"
+    else:
+        kinds = ("a ttng.warp_group_dot of two shared buffers in each operand order and element type; a "
+                 "convert_layout between two CTA splits, or between two CTA layouts written differently that "
+                 "split the CTAs alike; a small Hopper accumulator converted to a blocked layout")
+    mwhat = (f"{len(mods)} one-op TTGIR modules of families.py (`modules`: {kinds}), each compiled from its "
+             f"file by the triton {args.triton} wheel (`{data_header.command()}`).")
     data_header.write_jsonl(mout, {"what": data_header.existing_what(mout, "family-modules", args.triton,
                                                                      len(mods)) or mwhat,
                                    "release": args.triton, "kind": "family-modules"}, mods)

@@ -44,7 +44,7 @@ pub(crate) mod scan_layout;
 pub(crate) mod shared_linear_xor;
 pub(crate) mod shared_tile;
 pub(crate) mod stmatrix;
-pub(crate) mod stmatrix_scratch_3_4;
+pub(crate) mod stmatrix_scratch;
 pub(crate) mod tcgen05_cga;
 pub(crate) mod tcgen05_operand_3_3;
 pub(crate) mod tmem_cta_3_5;
@@ -490,7 +490,7 @@ pub(crate) static MODELS: [&dyn SiteModel; 50] = [
     &mma_to_mma_3_1::Model,
     &HopperMmaLayout,
     &warp_shuffle_3_3::Model,
-    &stmatrix_scratch_3_4::Model,
+    &stmatrix_scratch::Model,
     &accumulator_to_v2::Model,
     &v2_shortcut_3_1::Model,
     &convert_8bit_shuffle::Model,
