@@ -867,6 +867,72 @@ def hook_pipeline(mode, ttgir_path, status_path, ptxas=False):
     cc.make_backend = make_backend
 
 
+# ------------------------------------------------------------ shared TTIR
+
+# Options the code generator never reads: configurations that differ only in
+# these share one TTIR (`tl.extra.cuda.num_warps()` reads num_warps, so it is
+# not one of them). Checked on every release's `triton/language` and
+# `compiler/code_generator.py`: they name num_stages only as `tl.range`'s
+# argument, num_ctas and maxnreg not at all.
+NOT_IN_TTIR = ("num_stages", "num_ctas", "maxnreg")
+# the texts a worker keeps (tens of KB each), oldest dropped first
+SHARED_TTIR_LIMIT = 256
+
+
+def ttir_key(src, options):
+    """What the code generator's output depends on: the specialisation
+    (`ASTSource.hash()`: the code, signature, constants and attributes) and
+    every option it may read."""
+    fields = sorted((k, repr(v)) for k, v in vars(options).items() if k not in NOT_IN_TTIR)
+    return hashlib.sha256(f"{src.hash()}|{fields}".encode()).hexdigest()
+
+
+def share_ttir(shared, work):
+    """In the child: answer `ASTSource.make_ir` from a TTIR this worker
+    generated before for the same key (parsed back, locations included, so
+    every later stage sees the module the code generator would have made),
+    and leave a newly generated one in `work` for the parent to keep.
+    Gluon's source class has its own `make_ir` and is never shared."""
+    from triton.compiler.compiler import ASTSource
+    from triton._C.libtriton import ir
+    generate = ASTSource.make_ir
+
+    def make_ir(self, *a, **kw):
+        options = next((x for x in a if hasattr(x, "num_warps")), kw.get("options"))
+        context = a[-1] if a else kw["context"]
+        key = ttir_key(self, options) if options is not None else None
+        if key is not None and key in shared:
+            path = os.path.join(work, "shared.ttir")
+            with open(path, "w") as f:
+                f.write(shared[key])
+            module = ir.parse_mlir_module(path, context)
+            module.context = context
+            return module
+        module = generate(self, *a, **kw)
+        if key is not None:
+            with open(os.path.join(work, "ttir"), "w") as f:
+                f.write(str(module))
+            with open(os.path.join(work, "ttir.key"), "w") as f:
+                f.write(key)
+        return module
+
+    ASTSource.make_ir = make_ir
+
+
+def keep_ttir(shared, work):
+    """In the parent: keep the TTIR the child generated, if any."""
+    try:
+        with open(os.path.join(work, "ttir.key")) as f:
+            key = f.read().strip()
+        with open(os.path.join(work, "ttir")) as f:
+            text = f.read()
+    except OSError:
+        return
+    shared[key] = text
+    while len(shared) > SHARED_TTIR_LIMIT:
+        shared.pop(next(iter(shared)))
+
+
 def run_job(state, job, ttgir_path, status_path):
     import triton
     op = job["op"]
@@ -902,6 +968,7 @@ def run_job(state, job, ttgir_path, status_path):
     check_options(options, state["driver"].target)
     resolve_blocks(given)
     values = bind(jit, given)
+    share_ttir(state.setdefault("ttir", {}), os.path.dirname(ttgir_path))
     jit.run(grid=(1, ), warmup=True, **values, **options)
 
 
@@ -980,6 +1047,7 @@ def answer(state, job, timeout):
         except OSError:
             return None
 
+    keep_ttir(state.setdefault("ttir", {}), work)
     stderr = read("stderr") or ""
     result = json.loads(read("result.json") or "{}")
     ttgir = read("ttgir")

@@ -12,10 +12,11 @@ each release:
            that imports Triton and the kernel and compiles every configuration
            of the same list in full, through ptxas to a cubin, one after the
            other (as `Autotuner` does in 3.1–3.8).
-Both are wall-clock seconds of the whole command on this machine. Prints a
-markdown table: configurations, both totals, the ratio of the totals, and the
-ratio per configuration once each side's fixed start-up is taken off (scan's
-inspection and worker start-up, the compile side's import).
+Both are whole commands, timed in wall-clock seconds and in CPU seconds (user
++ system, children included). Prints a markdown table: configurations, both
+sides' totals and their ratios. The wall ratio counts scan's concurrent
+workers; the CPU ratio is the work itself, and moves less when the machine
+is shared.
 
     python3 tests/oracle/kernels_corpus/bench_autotune.py --scratch DIR \
         --triton 3.9.0 [--triton ...] --binary target/release/linear-layout [--jobs 2]
@@ -28,6 +29,7 @@ binding and the stand-in driver, so both sides compile the same launches).
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -44,21 +46,34 @@ def P(dtype):
 
 # (name, package directory, kernel, arguments in the worker's JSON form)
 KERNELS = [
-    ("torchao matmul (98 configs)", "torchao-0.11.0", "torchao.prototype.common.triton.matmul::_kernel",
+    ("torchao matmul", "torchao-0.11.0", "torchao.prototype.common.triton.matmul::_kernel",
      {"A": P("fp16"), "B": P("fp16"), "C": P("fp16"), "M": 4096, "N": 4096, "K": 4096, "stride_am": 4096,
       "stride_ak": 1, "stride_bk": 4096, "stride_bn": 1, "stride_cm": 4096, "stride_cn": 1,
       "acc_dtype": {"tl": "float32"}, "input_precision": "ieee", "fp8_fast_accum": True, "GROUP_M": 8,
       "AB_DTYPE": None}),
-    ("fla softmax attention (16 configs)", "flash_linear_attention-0.2.0",
+    ("fla softmax attention", "flash_linear_attention-0.2.0",
      "fla.ops.attn.parallel::parallel_attn_fwd_kernel",
      {"q": P("bf16"), "k": P("bf16"), "v": P("bf16"), "o": P("bf16"), "g_cumsum": None, "lse": P("fp32"),
       "scale": 0.125, "cu_seqlens": None, "chunk_indices": None, "T": 4096, "B": 2, "H": 8, "HQ": 8, "G": 1,
       "K": 128, "V": 128, "BT": 128, "BS": 64, "BK": 128, "BV": 128, "USE_G": False, "IS_VARLEN": False}),
-    ("fla GLA output (autotuned blocks)", "flash_linear_attention-0.2.0", "fla.ops.gla.chunk::chunk_gla_fwd_kernel_o",
+    ("fla GLA output", "flash_linear_attention-0.2.0", "fla.ops.gla.chunk::chunk_gla_fwd_kernel_o",
      {"q": P("bf16"), "v": P("bf16"), "g": P("fp32"), "h": P("bf16"), "o": P("bf16"), "A": P("bf16"),
       "cu_seqlens": None, "chunk_indices": None, "scale": 0.125, "T": 4096, "H": 8, "K": 128, "V": 128, "BT": 64,
       "IS_VARLEN": False}),
 ]
+
+
+def children_cpu():
+    """CPU seconds (user + system) of every child this process has waited for."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def timed(cmd, **kw):
+    """(completed process, wall seconds, CPU seconds of it and its children)."""
+    c0, t0 = children_cpu(), time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    return p, time.perf_counter() - t0, children_cpu() - c0
 
 
 def scan_text(v):
@@ -76,26 +91,20 @@ def run_scan(binary, version, py, scratch, pkg, kernel, args, arch, jobs):
            "--args", ", ".join(f"{k}={scan_text(v)}" for k, v in args.items()), "--arch", arch, "--triton",
            version, "--python", f"{version}={py}", "--no-install", "--no-reduce", "--json", "--cache-dir", cache,
            "--jobs", str(jobs)]
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
+    p, wall, cpu = timed(cmd)
     if p.returncode not in (0, 1):
         raise SystemExit(f"scan failed ({p.returncode}): {p.stderr[-2000:]}")
     report = json.loads(p.stdout)
-    t = report["timing"]
-    return wall, t["ran"], t.get("inspect_s", 0.0)
+    return wall, cpu, report["timing"]["ran"]
 
 
 def run_compile(version, py, scratch, pkg, kernel, args, arch):
     cmd = [py, os.path.abspath(__file__), "compile-list", "--kernel", kernel, "--path", os.path.join(scratch, pkg),
            "--path", os.path.join(scratch, "deps"), "--args", json.dumps(args), "--target", "cuda:" + arch[2:]]
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
-    wall = time.perf_counter() - t0
+    p, wall, cpu = timed(cmd, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
     if p.returncode != 0:
         raise SystemExit(f"compile-list failed ({p.returncode}): {p.stderr[-2000:]}")
-    got = json.loads(p.stdout.strip().splitlines()[-1])
-    return wall, got
+    return wall, cpu, json.loads(p.stdout.strip().splitlines()[-1])
 
 
 def compile_list(a):
@@ -160,18 +169,18 @@ def main():
         for name, pkg, kernel, kargs in KERNELS:
             if args.only and args.only not in name:
                 continue
-            s_wall, s_ran, s_inspect = run_scan(args.binary, version, py, args.scratch, pkg, kernel, kargs,
-                                                args.arch, args.jobs)
-            c_wall, got = run_compile(version, py, args.scratch, pkg, kernel, kargs, args.arch)
-            rows.append((version, name, got["configs"], s_ran, s_wall, c_wall, got["startup_s"], s_inspect,
-                         got["outcomes"]))
-            print(f"{version} {name}: scan {s_wall:.1f} s, compile {c_wall:.1f} s, {got['outcomes']}",
-                  file=sys.stderr, flush=True)
-    print(f"| release | kernel | configs | scan (s) | compile (s) | compile / scan | per config: compile / scan |")
-    print("|---|---|---:|---:|---:|---:|---:|")
-    for v, name, n, ran, s, c, c0, s0, _ in rows:
-        per = (c - c0) / max(1e-9, s - s0) if ran else float("nan")
-        print(f"| {v} | {name} | {n} | {s:.2f} | {c:.2f} | {c / s:.1f}x | {per:.1f}x |")
+            s_wall, s_cpu, s_ran = run_scan(args.binary, version, py, args.scratch, pkg, kernel, kargs, args.arch,
+                                            args.jobs)
+            c_wall, c_cpu, got = run_compile(version, py, args.scratch, pkg, kernel, kargs, args.arch)
+            rows.append((version, name, got["configs"], s_ran, s_wall, s_cpu, c_wall, c_cpu, got["outcomes"]))
+            print(f"{version} {name}: scan {s_wall:.1f} s ({s_cpu:.1f} s CPU), compile {c_wall:.1f} s "
+                  f"({c_cpu:.1f} s CPU), {got['outcomes']}", file=sys.stderr, flush=True)
+    print("| release | kernel | configs | compiled ok | scan: wall (CPU) s | compile: wall (CPU) s "
+          "| compile / scan, wall | compile / scan, CPU |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for v, name, n, ran, sw, sc, cw, cc, outcomes in rows:
+        print(f"| {v} | {name} | {n} | {outcomes.get('ok', 0)} | {sw:.1f} ({sc:.1f}) | {cw:.1f} ({cc:.1f}) "
+              f"| {cw / sw:.1f}x | {cc / sc:.1f}x |")
     return 0
 
 
