@@ -279,7 +279,9 @@ class TtgirSpelling(Record):
     ``legacy_shared``, ``linear``, ``generic_linear``, ``padded_shared``
     (``padded_shape``: whether it names its ``shape``; ``padded_lowers``:
     whether its lowering has a layout for it), ``shared_linear``,
-    ``f8e4m3fn`` (tensors of it), ``gather``, ``memdesc_trans``.
+    ``f8e4m3fn`` (tensors of it), ``gather``, ``memdesc_trans``, and
+    ``wmma_v1_transposes`` (whether a version-1 ``amd_wmma`` may be
+    transposed).
     """
 
     __slots__ = ()
@@ -299,6 +301,7 @@ class TtgirSpelling(Record):
     f8e4m3fn: bool
     gather: bool
     memdesc_trans: bool
+    wmma_v1_transposes: bool
 
 
 class ReleaseInfo(Record):

@@ -33,7 +33,15 @@
 //!   ([`Release::spells_cga_as_bases`]), and with a one-CTA CGA of that
 //!   rank where it is spelled as lists;
 //! - a `padded_shared` names its `shape` from 3.6
-//!   ([`Release::padded_shared_names_shape`]).
+//!   ([`Release::padded_shared_names_shape`]);
+//! - an `amd_mfma` given a `version` writes it as `versionMajor` and
+//!   `versionMinor = 0` up to 3.4
+//!   ([`Release::spells_mfma_version_major_minor`]), and its `instrShape`
+//!   `[M, N, K]` as `[M, N]` up to 3.5
+//!   ([`Release::mfma_instr_shape_names_k`]);
+//! - an `amd_wmma` given `warpsPerCTA` writes them as the `ctaLayout` warp
+//!   bases that stand for them from 3.7 ([`Release::has_wmma_cta_layout`]),
+//!   and 3.2 has no `isTranspose` ([`Release::wmma_names_transpose`]).
 //!
 //! Parameters Triton leaves out at their default are left out too: an
 //! `amd_mfma`'s `tilesPerWarp` of ones and `elementBitWidth` of 32, an
@@ -239,46 +247,8 @@ fn from_json(json: &Value, release: Release, depth: usize) -> Result<Attr> {
             parent: parent(&mut f)?,
             k_width: f.opt_int("kWidth")?.filter(|&k| k != 0),
         }),
-        "amd_mfma" => {
-            let (version, version_minor) = match f.opt_int("version")? {
-                Some(v) => (v, None),
-                None => (f.int("versionMajor")?, Some(f.int("versionMinor")?)),
-            };
-            Attr::AmdMfma(AmdMfma {
-                version,
-                version_minor,
-                warps_per_cta: f.list("warpsPerCTA")?,
-                instr_shape: f.list("instrShape")?,
-                is_transposed: f.flag("isTransposed")?.unwrap_or(false),
-                cga: f.cga()?,
-                tiles_per_warp: f
-                    .opt_list("tilesPerWarp")?
-                    .filter(|t| t.iter().any(|&x| x != 1)),
-                element_bit_width: f.opt_int("elementBitWidth")?.filter(|&b| b != 32),
-            })
-        }
-        "amd_wmma" => {
-            let (cta_register, cta_warp) = match f.opt("ctaLayout") {
-                None => (Vec::new(), None),
-                Some(cta) => {
-                    let mut c = Fields::of_nested(cta, "amd_wmma's ctaLayout")?;
-                    let register = c.bases("register")?.unwrap_or_default();
-                    let warp = c.bases("warp")?;
-                    c.done()?;
-                    (register, warp)
-                }
-            };
-            Attr::AmdWmma(AmdWmma {
-                version: f.int("version")?,
-                is_transpose: f.flag("isTranspose")?,
-                warps_per_cta: f.opt_list("warpsPerCTA")?,
-                cta_register,
-                cta_warp,
-                cga: f.cga()?,
-                instr_shape: f.opt_list("instrShape")?.filter(|i| i != &[16, 16, 16]),
-                rank: f.opt_int("rank")?,
-            })
-        }
+        "amd_mfma" => mfma(&mut f, release)?,
+        "amd_wmma" => wmma(&mut f, release)?,
         kind @ ("linear" | "generic_linear") => {
             let mut bases = Vec::new();
             for (key, dim) in [
@@ -385,6 +355,89 @@ impl<'a> Fields<'a> {
             used: Vec::new(),
         })
     }
+}
+
+/// An `amd_mfma`: its `version` as `versionMajor`/`versionMinor` up to 3.4
+/// ([`Release::spells_mfma_version_major_minor`]), its `instrShape`
+/// without K up to 3.5 ([`Release::mfma_instr_shape_names_k`]). A
+/// `versionMajor` given is printed as given.
+fn mfma(f: &mut Fields<'_>, release: Release) -> Result<Attr> {
+    let (version, version_minor) = match f.opt_int("version")? {
+        Some(v) if release.spells_mfma_version_major_minor() => (v, Some(0)),
+        Some(v) => (v, None),
+        None => (f.int("versionMajor")?, Some(f.int("versionMinor")?)),
+    };
+    let mut instr_shape = f.list("instrShape")?;
+    if instr_shape.len() == 3 && !release.mfma_instr_shape_names_k() {
+        instr_shape.truncate(2);
+    }
+    Ok(Attr::AmdMfma(AmdMfma {
+        version,
+        version_minor,
+        warps_per_cta: f.list("warpsPerCTA")?,
+        instr_shape,
+        is_transposed: f.flag("isTransposed")?.unwrap_or(false),
+        cga: f.cga()?,
+        tiles_per_warp: f
+            .opt_list("tilesPerWarp")?
+            .filter(|t| t.iter().any(|&x| x != 1)),
+        element_bit_width: f.opt_int("elementBitWidth")?.filter(|&b| b != 32),
+    }))
+}
+
+/// An `amd_wmma`: its `warpsPerCTA` written as the `ctaLayout` warp bases
+/// that stand for them from 3.7 ([`Release::has_wmma_cta_layout`]), and no
+/// `isTranspose` in 3.2 ([`Release::wmma_names_transpose`]). A `ctaLayout`
+/// given is printed as given.
+fn wmma(f: &mut Fields<'_>, release: Release) -> Result<Attr> {
+    let (cta_register, mut cta_warp) = match f.opt("ctaLayout") {
+        None => (Vec::new(), None),
+        Some(cta) => {
+            let mut c = Fields::of_nested(cta, "amd_wmma's ctaLayout")?;
+            let register = c.bases("register")?.unwrap_or_default();
+            let warp = c.bases("warp")?;
+            c.done()?;
+            (register, warp)
+        }
+    };
+    let mut warps_per_cta = f.opt_list("warpsPerCTA")?;
+    if release.has_wmma_cta_layout() && cta_warp.is_none() && cta_register.is_empty() {
+        if let Some(wpc) = warps_per_cta.take() {
+            cta_warp = Some(warp_bases(&wpc)?);
+        }
+    }
+    let is_transpose = f.flag("isTranspose")?;
+    Ok(Attr::AmdWmma(AmdWmma {
+        version: f.int("version")?,
+        is_transpose: is_transpose.filter(|_| release.wmma_names_transpose()),
+        warps_per_cta,
+        cta_register,
+        cta_warp,
+        cga: f.cga()?,
+        instr_shape: f.opt_list("instrShape")?.filter(|i| i != &[16, 16, 16]),
+        rank: f.opt_int("rank")?,
+    }))
+}
+
+/// The `ctaLayout` warp bases of `warpsPerCTA`: one instruction tile per
+/// warp, the warps walking the last dim first, as the releases before 3.7
+/// place them (`convert::amd_wmma`'s CTA part).
+fn warp_bases(wpc: &[u64]) -> Result<Vec<Vec<u64>>> {
+    let rank = wpc.len();
+    let mut out = Vec::new();
+    for d in (0..rank).rev() {
+        if !wpc[d].is_power_of_two() {
+            return bad(format!(
+                "amd_wmma's `warpsPerCTA` {wpc:?} is written as `ctaLayout` bases, so each count is a power of two"
+            ));
+        }
+        for bit in 0..wpc[d].trailing_zeros() {
+            let mut basis = vec![0; rank];
+            basis[d] = 1 << bit;
+            out.push(basis);
+        }
+    }
+    Ok(out)
 }
 
 /// Whether `name` can follow `#` as an attribute alias (`#L0`, `#mma`).
@@ -641,6 +694,72 @@ mod tests {
             let attr = attr_from_json(&case, Release::V3_9).unwrap();
             let t = print::print_attr(&attr, "ttg");
             assert_eq!(parse_attr(&t, &Defs::new()).unwrap(), attr, "{t}");
+        }
+    }
+
+    #[test]
+    fn amd_accumulators_take_each_release_spelling() {
+        let mfma = json!({"kind": "amd_mfma", "version": 3, "warpsPerCTA": [2, 2],
+                          "instrShape": [32, 32, 8], "isTransposed": true});
+        let tail = "warpsPerCTA = [2, 2], instrShape = [32, 32";
+        for (r, head, k) in [
+            (
+                Release::V3_2,
+                "#triton_gpu.amd_mfma<{versionMajor = 3, versionMinor = 0",
+                "",
+            ),
+            (
+                Release::V3_4,
+                "#ttg.amd_mfma<{versionMajor = 3, versionMinor = 0",
+                "",
+            ),
+            (Release::V3_5, "#ttg.amd_mfma<{version = 3", ""),
+            (Release::V3_6, "#ttg.amd_mfma<{version = 3", ", 8"),
+            (Release::V3_9, "#ttg.amd_mfma<{version = 3", ", 8"),
+        ] {
+            let want = format!("{head}, {tail}{k}], isTransposed = true}}>");
+            assert_eq!(text(mfma.clone(), r), want, "{r}");
+        }
+        let wmma = json!({"kind": "amd_wmma", "version": 2, "isTranspose": true,
+                          "warpsPerCTA": [4, 2]});
+        assert_eq!(
+            text(wmma.clone(), Release::V3_2),
+            "#triton_gpu.amd_wmma<{version = 2, warpsPerCTA = [4, 2]}>"
+        );
+        assert_eq!(
+            text(wmma.clone(), Release::V3_6),
+            "#ttg.amd_wmma<{version = 2, isTranspose = true, warpsPerCTA = [4, 2]}>"
+        );
+        assert_eq!(
+            text(wmma.clone(), Release::V3_7),
+            "#ttg.amd_wmma<{version = 2, isTranspose = true, \
+             ctaLayout = {warp = [[0, 1], [1, 0], [2, 0]]}}>"
+        );
+        let odd = json!({"kind": "amd_wmma", "version": 2, "warpsPerCTA": [3, 1]});
+        assert!(attr_from_json(&odd, Release::V3_9).is_err());
+    }
+
+    #[test]
+    fn wmma_cta_bases_place_the_warps_as_warps_per_cta_did() {
+        // The bases 3.7 is given must stand for the same warps: both
+        // spellings convert to one layout (3.6's recipe reads either).
+        for (wpc, shape) in [
+            ([2u64, 2u64], [64u64, 32u64]),
+            ([4, 1], [64, 64]),
+            ([1, 4], [16, 64]),
+            ([8, 2], [128, 32]),
+        ] {
+            let json = json!({"kind": "amd_wmma", "version": 2, "isTranspose": false,
+                              "warpsPerCTA": wpc});
+            let by_warps = attr_from_json(&json, Release::V3_6).unwrap();
+            let by_bases = attr_from_json(&json, Release::V3_7).unwrap();
+            assert!(matches!(&by_bases, Attr::AmdWmma(w) if w.cta_warp.is_some()));
+            let convert = |a: &Attr| crate::to_linear_layout(a, &shape, Release::V3_6, Some(32));
+            assert_eq!(
+                convert(&by_warps).unwrap(),
+                convert(&by_bases).unwrap(),
+                "{wpc:?}"
+            );
         }
     }
 

@@ -692,6 +692,35 @@ impl Release {
         self >= Release::V3_6
     }
 
+    /// Up to 3.4 an `amd_mfma` writes its version as `versionMajor` and
+    /// `versionMinor`; from 3.5 as `version` (each of the 3.2.0 to 3.9.0
+    /// wheels prints its own spelling back and reads the other's version
+    /// as 0).
+    pub fn spells_mfma_version_major_minor(self) -> bool {
+        self <= Release::V3_4
+    }
+
+    /// From 3.6 an `amd_mfma`'s `instrShape` names the instruction's K
+    /// (`[32, 32, 8]`); up to 3.5 it is `[M, N]` (the 3.2.0 to 3.5.1
+    /// wheels read a K and print the attribute back without it).
+    pub fn mfma_instr_shape_names_k(self) -> bool {
+        self >= Release::V3_6
+    }
+
+    /// From 3.3 an `amd_wmma` says whether it is transposed
+    /// (`isTranspose`); 3.2.0 reads the key and prints the attribute back
+    /// without it.
+    pub fn wmma_names_transpose(self) -> bool {
+        self >= Release::V3_3
+    }
+
+    /// From 3.6 a WMMA of every version may be transposed; the 3.3.1 to
+    /// 3.5.1 wheels refuse a transposed version 1 as they parse it
+    /// ("Transposed WMMA is supported only for version 2").
+    pub fn transposes_wmma_of_every_version(self) -> bool {
+        self >= Release::V3_6
+    }
+
     /// From 3.2 a tensor of `f8E4M3FN` (`tl.float8e4nv`) is a `tt` tensor;
     /// 3.1's float types are the `FNUZ` variants and `f8E5M2` (3.1.0's
     /// parser refuses a `tt.load` of `f8E4M3FN`, 3.2.0's takes it).

@@ -22,7 +22,9 @@ impl ReleaseInfo {
     /// `padded_shared` (`padded_shape`: whether it names its shape;
     /// `padded_lowers`: whether its lowering has a layout for it),
     /// `shared_linear`, `f8e4m3fn` (tensors of it), `gather`,
-    /// `memdesc_trans`.
+    /// `memdesc_trans`, and `wmma_v1_transposes` (whether a version-1
+    /// `amd_wmma` may be transposed:
+    /// [`Release::transposes_wmma_of_every_version`]).
     pub fn to_json(&self) -> Value {
         let r = self.release;
         json!({
@@ -51,6 +53,7 @@ impl ReleaseInfo {
                 "padded_shape": r.padded_shared_names_shape(),
                 "padded_lowers": r.lowers_padded_shared(),
                 "shared_linear": r.has_shared_linear(),
+                "wmma_v1_transposes": r.transposes_wmma_of_every_version(),
                 "f8e4m3fn": r.has_f8e4m3fn_tensors(),
                 "gather": r.has_gather_and_memdesc_trans(),
                 "memdesc_trans": r.has_gather_and_memdesc_trans(),

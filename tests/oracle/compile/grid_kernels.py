@@ -34,8 +34,8 @@ Patterns (sizes are tl.constexpr arguments):
 - ``desc-dot``     C[M,N] = sum over a K of 4096 in steps of K of A[M,K] . B[K,N],
                    the tiles loaded through tensor descriptors (AMD targets)
 
-This module imports only triton / triton.language and uses language
-features present from Triton 3.1 on.
+Imports only triton / triton.language (language features of 3.1 on). The one copy of the
+kernels: `linear-layout repro` embeds each `grid_<pattern>` (keep them self-contained).
 """
 
 import re

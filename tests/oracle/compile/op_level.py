@@ -423,28 +423,17 @@ AMD_SIZES = (2, 8, 16, 32)
 
 
 def amd_mma(d, p):
-    """The `amd_wmma` / `amd_mfma` accumulator of a case, in the release's
-    spelling: 3.4 spells an MFMA's version as versionMajor/versionMinor and
-    its instruction as [M, N]; 3.5 as `version`; 3.6 gives the instruction
-    its K; from 3.7 a WMMA states its warps as `ctaLayout` bases (in units
-    of instructions, dim 1 first for [2, 2])."""
-    major, minor = (int(x) for x in d.short.split("."))
-    w = p["warps"]
+    """The `amd_wmma` / `amd_mfma` accumulator of a case, printed by the crate
+    in the release's spelling. A WMMA is transposed where the release accepts
+    that of every WMMA version (3.4 and 3.5 only of version 2)."""
+    w = list(p["warps"])
     if p["kind"] == "wmma":
-        if (major, minor) >= (3, 7):
-            bases = {(2, 2): "[[0, 1], [1, 0]]", (4, 1): "[[1, 0], [2, 0]]", (1, 4): "[[0, 1], [0, 2]]"}
-            return (f"#ttg.amd_wmma<{{version = {p['version']}, isTranspose = true, "
-                    f"ctaLayout = {{warp = {bases[tuple(w)]}}}}}>")
-        transposed = "true" if (major, minor) >= (3, 6) else "false"
-        return (f"#ttg.amd_wmma<{{version = {p['version']}, isTranspose = {transposed}, "
-                f"warpsPerCTA = [{w[0]}, {w[1]}]}}>")
+        return d.attr("amd_wmma", version=p["version"], isTranspose=d.t["wmma_v1_transposes"],
+                      warpsPerCTA=w)
     instr = p["instr"]
     k = {32: 8, 16: 16}[instr] * (2 if p["version"] == 4 else 1)
-    shape = f"[{instr}, {instr}, {k}]" if (major, minor) >= (3, 6) else f"[{instr}, {instr}]"
-    version = (f"versionMajor = {p['version']}, versionMinor = 0" if (major, minor) == (3, 4) else
-               f"version = {p['version']}")
-    return (f"#ttg.amd_mfma<{{{version}, warpsPerCTA = [{w[0]}, {w[1]}], instrShape = {shape}, "
-            f"isTransposed = true}}>")
+    return d.attr("amd_mfma", version=p["version"], warpsPerCTA=w, instrShape=[instr, instr, k],
+                  isTransposed=True)
 
 
 AMD_ARCH = {("wmma", 1): "gfx1100", ("wmma", 2): "gfx1201", ("mfma", 2): "gfx90a", ("mfma", 3): "gfx942",

@@ -2,12 +2,9 @@
 
 No oracle script keeps a list of releases: the wheels, names and TTGIR
 spelling of each release are its row of the table (``linear-layout releases
---json``). Every NVIDIA layout attribute the scripts compile is given as data
-and printed by the crate in the release's spelling (``linear-layout
-print-attr``, kept running as a :class:`~harness.child.Worker`); the one
-attribute still written by hand is ``compile/op_level.py``'s ``amd_mma``
-(the AMD sites' ``amd_mfma`` / ``amd_wmma``, whose per-release spellings the
-printer does not make).
+--json``). Every layout attribute the scripts compile, NVIDIA's and AMD's, is
+given as data and printed by the crate in the release's spelling
+(``linear-layout print-attr``, kept running as a :class:`~harness.child.Worker`).
 """
 
 from __future__ import annotations

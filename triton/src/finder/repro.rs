@@ -8,174 +8,70 @@ use super::decisions::{DotShape, choose_mma, nvmma_swizzle};
 use super::sites::{self, Site};
 use crate::attr::swizzle_phases;
 
-/// The kernel body of a pattern, in Triton's Python DSL.
-fn kernel_source(pattern: Pattern) -> &'static str {
-    match pattern {
-        Pattern::Dot => {
-            r#"@triton.jit
-def kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
-    rm = tl.arange(0, M)
-    rn = tl.arange(0, N)
-    rk = tl.arange(0, K)
-    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
-    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
-    c = tl.dot(a, b)
-    tl.store(c_ptr + rm[:, None] * N + rn[None, :], c.to(c_ptr.dtype.element_ty))
-"#
-        }
-        Pattern::ChainA => {
-            r#"@triton.jit
-def kernel(a_ptr, b_ptr, c_ptr, o_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, X: tl.constexpr):
-    rm = tl.arange(0, M)
-    rn = tl.arange(0, N)
-    rk = tl.arange(0, K)
-    rx = tl.arange(0, X)
-    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
-    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
-    p = tl.dot(a, b).to(a_ptr.dtype.element_ty)
-    c = tl.load(c_ptr + rn[:, None] * X + rx[None, :])
-    o = tl.dot(p, c)
-    tl.store(o_ptr + rm[:, None] * X + rx[None, :], o.to(o_ptr.dtype.element_ty))
-"#
-        }
-        Pattern::ChainB => {
-            r#"@triton.jit
-def kernel(a_ptr, b_ptr, d_ptr, o_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, X: tl.constexpr):
-    rm = tl.arange(0, M)
-    rn = tl.arange(0, N)
-    rk = tl.arange(0, K)
-    rx = tl.arange(0, X)
-    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
-    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
-    p = tl.dot(a, b).to(a_ptr.dtype.element_ty)
-    d = tl.load(d_ptr + rx[:, None] * M + rm[None, :])
-    o = tl.dot(d, p)
-    tl.store(o_ptr + rx[:, None] * N + rn[None, :], o.to(o_ptr.dtype.element_ty))
-"#
-        }
-        Pattern::Inductor3d => {
-            r#"@triton.jit
-def kernel(in0_ptr, in1_ptr, out_ptr, XBLOCK: tl.constexpr, YBLOCK: tl.constexpr, R0_BLOCK: tl.constexpr,
-           RN: tl.constexpr):
-    # triton #5882's structure: out[x, y] = sum_r in0[x, r] * in1[r, y] over a
-    # reduction of RN in steps of R0_BLOCK, through rank-3 loads reshaped and
-    # transposed into the dot.
-    y3 = tl.arange(0, YBLOCK)[:, None, None]
-    x3 = tl.arange(0, XBLOCK)[None, :, None]
-    r3 = tl.arange(0, R0_BLOCK)[None, None, :]
-    # int8 products accumulate in int32 (resolved at compile time).
-    if in0_ptr.dtype.element_ty == tl.int8:
-        acc = tl.zeros([XBLOCK, YBLOCK], dtype=tl.int32)
-    else:
-        acc = tl.zeros([XBLOCK, YBLOCK], dtype=tl.float32)
-    for r0_offset in range(0, RN, R0_BLOCK):
-        r = r0_offset + r3
-        lhs = tl.load(in0_ptr + (x3 * RN + r))
-        rhs = tl.load(in1_ptr + (r * RN + y3))
-        acc = tl.dot(tl.reshape(lhs, [XBLOCK, R0_BLOCK]), tl.trans(tl.reshape(rhs, [YBLOCK, R0_BLOCK])), acc)
-    res = tl.reshape(tl.trans(acc), [YBLOCK, XBLOCK, 1])
-    tl.store(out_ptr + (x3 * RN + y3), res.to(out_ptr.dtype.element_ty))
-"#
-        }
-        Pattern::Scan => {
-            r#"@triton.jit
-def kernel(x_ptr, o_ptr, M: tl.constexpr, N: tl.constexpr):
-    rm = tl.arange(0, M)
-    rn = tl.arange(0, N)
-    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :]).to(tl.float32)
-    s = tl.cumsum(x, axis=0)
-    tl.store(o_ptr + rm[:, None] * N + rn[None, :], s.to(o_ptr.dtype.element_ty))
-"#
-        }
-        Pattern::Gather => {
-            r#"@triton.jit
-def kernel(src_ptr, o_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
-    rows = tl.arange(0, M)[:, None]
-    src = tl.load(src_ptr + rows * N + tl.arange(0, N)[None, :])
-    cols = tl.arange(0, K)[None, :]
-    idx = (rows * 7 + cols * 3) % N
-    res = tl.gather(src, idx, 1)
-    tl.store(o_ptr + rows * K + cols, res)
-"#
-        }
-        Pattern::Attention => {
-            r#"@triton.jit
-def kernel(q_ptr, k_ptr, v_ptr, o_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, SEQ: tl.constexpr):
-    # flash-attention's forward loop: Q[M,K] against SEQ keys in blocks of N
-    rm = tl.arange(0, M)
-    rn = tl.arange(0, N)
-    rd = tl.arange(0, K)
-    q = tl.load(q_ptr + rm[:, None] * K + rd[None, :])
-    m_i = tl.full([M], float("-inf"), tl.float32)
-    l_i = tl.zeros([M], tl.float32)
-    acc = tl.zeros([M, K], tl.float32)
-    for start in range(0, SEQ, N):
-        kt = tl.load(k_ptr + (start + rn)[None, :] * K + rd[:, None])
-        s = tl.dot(q, kt) * 0.125
-        m_new = tl.maximum(m_i, tl.max(s, 1))
-        p = tl.exp(s - m_new[:, None])
-        alpha = tl.exp(m_i - m_new)
-        l_i = l_i * alpha + tl.sum(p, 1)
-        v = tl.load(v_ptr + (start + rn)[:, None] * K + rd[None, :])
-        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
-        m_i = m_new
-    tl.store(o_ptr + rm[:, None] * K + rd[None, :], (acc / l_i[:, None]).to(o_ptr.dtype.element_ty))
-"#
-        }
-        Pattern::AttentionBias => {
-            r#"@triton.jit
-def kernel(q_ptr, k_ptr, v_ptr, kb_ptr, o_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
-           SEQ: tl.constexpr):
-    # flash-attention's forward loop with a per-key fp32 bias added to the
-    # scaled scores (a key-padding mask)
-    rm = tl.arange(0, M)
-    rn = tl.arange(0, N)
-    rd = tl.arange(0, K)
-    q = tl.load(q_ptr + rm[:, None] * K + rd[None, :])
-    m_i = tl.full([M], float("-inf"), tl.float32)
-    l_i = tl.zeros([M], tl.float32)
-    acc = tl.zeros([M, K], tl.float32)
-    for start in range(0, SEQ, N):
-        kt = tl.load(k_ptr + (start + rn)[None, :] * K + rd[:, None])
-        s = tl.dot(q, kt) * 0.125 + tl.load(kb_ptr + start + rn)[None, :]
-        m_new = tl.maximum(m_i, tl.max(s, 1))
-        p = tl.exp(s - m_new[:, None])
-        alpha = tl.exp(m_i - m_new)
-        l_i = l_i * alpha + tl.sum(p, 1)
-        v = tl.load(v_ptr + (start + rn)[:, None] * K + rd[None, :])
-        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
-        m_i = m_new
-    tl.store(o_ptr + rm[:, None] * K + rd[None, :], (acc / l_i[:, None]).to(o_ptr.dtype.element_ty))
-"#
-        }
-        Pattern::DescDot => {
-            r#"@triton.jit
-def kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, KTOTAL: tl.constexpr):
-    # a matmul's K loop through tensor descriptors
-    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, KTOTAL], strides=[KTOTAL, 1], block_shape=[M, K])
-    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[KTOTAL, N], strides=[N, 1], block_shape=[K, N])
-    acc = tl.zeros([M, N], dtype=tl.float32)
-    for k in range(0, KTOTAL, K):
-        acc = tl.dot(a_desc.load([0, k]), b_desc.load([k, 0]), acc)
-    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[M, N])
-    c_desc.store([0, 0], acc.to(c_desc.dtype))
-"#
-        }
-    }
+/// The oracle's kernel file, the one source of every pattern's kernel: the
+/// compile grids (`run_grid.py`) build their kernels from it, and a
+/// reproducer carries the same text, so that it compiles exactly the kernel
+/// whose outcome was recorded (the file stays a Python module because the
+/// TTGIR Triton writes names its file and lines; see `notes/design.md`).
+const GRID_KERNELS: &str = include_str!("../../../tests/oracle/compile/grid_kernels.py");
+
+/// The name of `pattern`'s kernel in [`GRID_KERNELS`]: `grid_` and the
+/// pattern's name in snake case (`grid_chain_b`).
+fn kernel_name(pattern: Pattern) -> String {
+    format!("grid_{}", pattern.name().replace('-', "_"))
 }
 
-fn pointer_args(pattern: Pattern) -> &'static [&'static str] {
-    match pattern {
-        Pattern::Dot => &["a_ptr", "b_ptr", "c_ptr"],
-        Pattern::Inductor3d => &["in0_ptr", "in1_ptr", "out_ptr"],
-        Pattern::ChainA => &["a_ptr", "b_ptr", "c_ptr", "o_ptr"],
-        Pattern::ChainB => &["a_ptr", "b_ptr", "d_ptr", "o_ptr"],
-        Pattern::Scan => &["x_ptr", "o_ptr"],
-        Pattern::Gather => &["src_ptr", "o_ptr"],
-        Pattern::Attention => &["q_ptr", "k_ptr", "v_ptr", "o_ptr"],
-        Pattern::AttentionBias => &["q_ptr", "k_ptr", "v_ptr", "kb_ptr", "o_ptr"],
-        Pattern::DescDot => &["a_ptr", "b_ptr", "c_ptr"],
-    }
+/// The kernel of `pattern`, from its `@triton.jit` to the end of its body
+/// (top-level definitions end at two blank lines); empty if the file had
+/// none (a test checks every pattern has one).
+fn kernel_source(pattern: Pattern) -> &'static str {
+    let def = format!("@triton.jit\ndef {}(", kernel_name(pattern));
+    let Some(start) = GRID_KERNELS.find(&def) else {
+        return "";
+    };
+    let rest = &GRID_KERNELS[start..];
+    rest.find("\n\n\n").map_or(rest, |end| &rest[..=end])
+}
+
+/// The kernel's parameters, in order, each with whether it is a
+/// `tl.constexpr`.
+fn parameters(kernel: &str) -> Vec<(&str, bool)> {
+    let Some(open) = kernel.find('(') else {
+        return Vec::new();
+    };
+    let Some(close) = kernel[open..].find("):") else {
+        return Vec::new();
+    };
+    kernel[open + 1..open + close]
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once(':') {
+            Some((name, ty)) => (name.trim(), ty.trim() == "tl.constexpr"),
+            None => (p, false),
+        })
+        .collect()
+}
+
+/// A module-level constant of the kernel file (`SEQ = 4096`), 0 if absent
+/// (a test checks the ones the patterns use).
+fn module_constant(name: &str) -> u64 {
+    GRID_KERNELS
+        .lines()
+        .find_map(|line| {
+            let value = line.strip_prefix(name)?.trim_start().strip_prefix('=')?;
+            value.split('#').next()?.trim().parse().ok()
+        })
+        .unwrap_or(0)
+}
+
+/// The pointer parameters of `pattern`'s kernel, in order.
+fn pointer_args(pattern: Pattern) -> Vec<&'static str> {
+    parameters(kernel_source(pattern))
+        .into_iter()
+        .filter(|&(_, constexpr)| !constexpr)
+        .map(|(name, _)| name)
+        .collect()
 }
 
 /// The pointers whose element type is not the configuration's: the
@@ -199,8 +95,11 @@ pub fn python_script(cfg: &Config, expect: &str) -> String {
     let constants = match (cfg.pattern, cfg.x) {
         (Pattern::Inductor3d, _) => {
             format!(
-                "{{\"XBLOCK\": {}, \"YBLOCK\": {}, \"R0_BLOCK\": {}, \"RN\": 8192}}",
-                cfg.m, cfg.n, cfg.k
+                "{{\"XBLOCK\": {}, \"YBLOCK\": {}, \"R0_BLOCK\": {}, \"RN\": {}}}",
+                cfg.m,
+                cfg.n,
+                cfg.k,
+                module_constant("RNUMEL")
             )
         }
         (_, Some(x)) => format!(
@@ -209,12 +108,18 @@ pub fn python_script(cfg: &Config, expect: &str) -> String {
         ),
         (Pattern::Scan, _) => format!("{{\"M\": {}, \"N\": {}}}", cfg.m, cfg.n),
         (Pattern::Attention | Pattern::AttentionBias, _) => format!(
-            "{{\"M\": {}, \"N\": {}, \"K\": {}, \"SEQ\": 4096}}",
-            cfg.m, cfg.n, cfg.k
+            "{{\"M\": {}, \"N\": {}, \"K\": {}, \"SEQ\": {}}}",
+            cfg.m,
+            cfg.n,
+            cfg.k,
+            module_constant("SEQ")
         ),
         (Pattern::DescDot, _) => format!(
-            "{{\"M\": {}, \"N\": {}, \"K\": {}, \"KTOTAL\": 4096}}",
-            cfg.m, cfg.n, cfg.k
+            "{{\"M\": {}, \"N\": {}, \"K\": {}, \"KTOTAL\": {}}}",
+            cfg.m,
+            cfg.n,
+            cfg.k,
+            module_constant("KTOTAL")
         ),
         (_, None) => format!("{{\"M\": {}, \"N\": {}, \"K\": {}}}", cfg.m, cfg.n, cfg.k),
     };
@@ -238,6 +143,8 @@ import triton
 import triton.language as tl
 
 {kernel}
+
+kernel = {name}
 POINTERS = [{ptr_list}]
 CONSTANTS = {constants}
 DTYPE = "{dtype}"
@@ -283,6 +190,7 @@ def compile_here():
 {main}"#,
         main = child_main(expect),
         kernel = kernel_source(cfg.pattern),
+        name = kernel_name(cfg.pattern),
         pointer_types = other_pointer_types(cfg.pattern),
         dtype = cfg.dtype.signature(),
         warps = cfg.num_warps,
@@ -482,6 +390,38 @@ mod tests {
         assert!(script.contains("NUM_CTAS = 1"), "{script}");
         assert!(script.contains(r#""K": 8"#), "{script}");
         assert!(script.contains("tl.gather"), "{script}");
+    }
+
+    /// Every pattern's kernel is found in the oracle's file, whole (its
+    /// last line stores the result), with the parameters and constants the
+    /// script passes it.
+    #[test]
+    fn each_pattern_takes_its_kernel_from_the_grid_kernels() {
+        for pattern in Pattern::ALL {
+            let kernel = kernel_source(pattern);
+            assert!(kernel.starts_with("@triton.jit\ndef grid_"), "{pattern:?}");
+            let last = kernel.trim_end().lines().last().unwrap_or_default();
+            assert!(last.contains("store("), "{pattern:?}: {last}");
+            assert!(
+                !kernel.contains("\n\n\n"),
+                "{pattern:?}: one definition only"
+            );
+            let ptrs = pointer_args(pattern);
+            assert!(
+                ptrs.len() >= 2 && ptrs.iter().all(|p| p.ends_with("_ptr")),
+                "{ptrs:?}"
+            );
+            let params = parameters(kernel);
+            assert!(
+                params.iter().any(|&(_, constexpr)| constexpr),
+                "{pattern:?}"
+            );
+        }
+        assert_eq!(pointer_args(Pattern::AttentionBias)[3], "kb_ptr");
+        for name in ["RNUMEL", "SEQ", "KTOTAL"] {
+            assert!(module_constant(name) >= 1024, "{name}");
+        }
+        assert_eq!(module_constant("NOT_THERE"), 0);
     }
 
     #[test]
