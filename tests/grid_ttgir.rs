@@ -167,7 +167,10 @@ fn check_ttgir_puts_the_moe_store_conversion_before_the_mapa_refusal() {
     }
     let refused = check(&text, Release::V3_5).unwrap();
     assert_eq!(
-        refused.iter().map(|f| f.failure.site.id).collect::<Vec<_>>(),
+        refused
+            .iter()
+            .map(|f| f.failure.site.id)
+            .collect::<Vec<_>>(),
         ["cga_spelling"]
     );
 }

@@ -210,8 +210,8 @@ pub fn check_each(
                         Event::Op(&op)
                     };
                     if let Err(failure) = sites::run(&event, release, &mut Trace::new(false)) {
-                        let after = sites::stage_of(failure.site.id)
-                            == Some(Stage::LoweredModuleVerifier);
+                        let after =
+                            sites::stage_of(failure.site.id) == Some(Stage::LoweredModuleVerifier);
                         let finding = Item::Finding(Finding {
                             line: part.start + index + 1,
                             op: op.name.to_string(),
