@@ -250,15 +250,18 @@ fn the_new_sites_say_where_they_fail() {
     for site in SITES {
         let stage = finder::stage(site).unwrap_or_else(|| panic!("{site} declares no stage"));
         let lowering = [
-            "dsmem_mapa",
             "dsmem_no_scratch",
             "scaled_dot_mn_packed",
             "wgmma_operand_major",
         ];
-        assert_eq!(
-            stage == Stage::Lowering,
-            lowering.contains(&site),
-            "{site}: {stage:?}"
-        );
+        // nvvm.mapa is refused by the verifier after the lowering pass
+        let expected = if site == "dsmem_mapa" {
+            Stage::LoweredModuleVerifier
+        } else if lowering.contains(&site) {
+            Stage::Lowering
+        } else {
+            Stage::TtgirPasses
+        };
+        assert_eq!(stage, expected, "{site}");
     }
 }

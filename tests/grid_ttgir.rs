@@ -120,6 +120,61 @@ fn check_ttgir_finds_the_wgmma_operand_split_of_a_public_kernel() {
     }
 }
 
+/// sglang's fp8 MoE GEMM (`fused_moe_kernel`, sglang 0.5.23, TMA
+/// descriptors, `swap_ab`) as 3.6.0's front end writes it for sm90 with 4
+/// warps and 2 CTAs, reduced to its two conversions between CTAs
+/// (`tests/data/compile/sglang-moe-swap-ab-3.6.0-w4-c2-sm90.ttgir`): line
+/// 12 converts the token ids between blocked layouts of other CGAs (the
+/// distributed-shared-memory path, whose `nvvm.mapa` the verifier refuses
+/// after the pass), line 23 the transposed accumulator from `#linear` to
+/// the store's `#blocked` (no pattern takes it). Compiled as a file
+/// (`dump_ttgir.py file … 90`), 3.6.0 and 3.7.1 report "failed to legalize
+/// operation 'ttg.convert_layout'" on line 23, each conversion alone fails
+/// as its own site, and 3.8.0 and 3.9.0 compile it; 3.5.1 cannot read the
+/// `CGALayout` spelling.
+#[test]
+fn check_ttgir_puts_the_moe_store_conversion_before_the_mapa_refusal() {
+    use linear_layout_triton::finder::check_ttgir::check;
+    let path = recorded::data_dir()
+        .join("compile")
+        .join("sglang-moe-swap-ab-3.6.0-w4-c2-sm90.ttgir");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    for release in [Release::V3_6, Release::V3_7] {
+        let findings = check(&text, release).unwrap();
+        let seen: Vec<_> = findings
+            .iter()
+            .map(|f| (f.line, f.op.as_str(), f.failure.site.id))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (23, "convert_layout", "cross_cta"),
+                (12, "convert_layout", "dsmem_mapa")
+            ],
+            "{release}"
+        );
+        assert!(
+            findings[0]
+                .failure
+                .triton_message
+                .contains("failed to legalize operation 'ttg."),
+            "{release}: {}",
+            findings[0].failure.triton_message
+        );
+    }
+    for release in [Release::V3_8, Release::V3_9] {
+        assert_eq!(check(&text, release).unwrap(), [], "{release}");
+    }
+    let refused = check(&text, Release::V3_5).unwrap();
+    assert_eq!(
+        refused
+            .iter()
+            .map(|f| f.failure.site.id)
+            .collect::<Vec<_>>(),
+        ["cga_spelling"]
+    );
+}
+
 /// Flash attention on sm90 (`attention-sm90-ttgir-*`: fp16 and bf16, 4, 8
 /// and 16 warps, 64 – 128 rows and columns): where 3.1.0 aborts, it is in
 /// the first lowering pass, on P's conversion into operand A of the second

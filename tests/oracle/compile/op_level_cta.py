@@ -15,6 +15,13 @@ Sites:
   cta_dsmem    `convert_layout` between blocked layouts of two CGAs (the
                distributed-shared-memory path of 3.5-3.7, whose `nvvm.mapa`
                their MLIR refuses)
+  cta_dsmem_first
+               a `cta_dsmem` conversion, then a `cta_convert` one to a dot
+               operand (sglang's fp8 MoE GEMM with `swap_ab`: its token ids
+               take the DSMEM path before its accumulator's conversion
+               fails): the verifier refuses `nvvm.mapa` only after the
+               lowering pass, so a legalize failure later in the module is
+               what 3.5-3.7 report
   cta_local    `local_alloc` of a blocked tensor into a buffer, and
                `local_load` back, one of them across CTAs (3.5-3.7 do not
                lower a transfer whose block dim is not the identity)
@@ -184,6 +191,37 @@ def cta_dsmem_cases():
     return cases
 
 
+# ------------------------------------------------------------ cta_dsmem_first
+
+def cta_dsmem_first_cases():
+    """A conversion between blocked layouts of two CGAs (`dsmem_mapa` on 3.5-3.7), then one
+    from a blocked tensor to an operand of a dot in another CGA (`cross_cta` where it moves
+    data between CTAs), sm90, 2 CTAs."""
+    cases = []
+    for first_src, first_dst in itertools.product(CGAS[2], CGAS[2]):
+        if first_src == first_dst:
+            continue
+        for dst, kind in itertools.product(CGAS[2], ["dot_a", "dot_b"]):
+            cases.append({"cap": 90, "ctas": 2, "shape": [64, 64], "dtype": "fp16", "warps": 4,
+                          "first_src": first_src, "first_dst": first_dst, "src": first_src, "dst": dst,
+                          "kind": kind})
+    return cases
+
+
+def cta_dsmem_first_module(p, d):
+    ty, bits, shape, warps = MLIR_TYPE[p["dtype"]], BITS[p["dtype"]], p["shape"], p["warps"]
+    mid = blocked(d, shape, bits, warps, p["first_dst"], order=(0, 1))
+    # the second conversion alone is cta_convert's module; the first goes before it
+    second = cta_convert_module(p, d)
+    dims = "x".join(map(str, shape))
+    first = (load(d, "w", "arg0", shape, ty, "src") +
+             f"    %v = {d.d}.convert_layout %w : tensor<{dims}x{ty}, #src> -> tensor<{dims}x{ty}, #mid>\n" +
+             store(d, "v", "arg1", shape, ty, "mid"))
+    head, body = second.split("  tt.func", 1)
+    body_head, body_rest = body.split("\n", 1)
+    return f"#mid = {mid}\n" + head + "  tt.func" + body_head + "\n" + first + body_rest
+
+
 # ------------------------------------------------------------ cta_local
 
 def cta_local_cases():
@@ -294,6 +332,7 @@ def wgmma_cga_module(p, d):
 SITES = {
     "cta_convert": (cta_convert_cases, cta_convert_module),
     "cta_dsmem": (cta_dsmem_cases, cta_convert_module),
+    "cta_dsmem_first": (cta_dsmem_first_cases, cta_dsmem_first_module),
     "cta_local": (cta_local_cases, cta_local_module),
     "wgmma_cga": (wgmma_cga_cases, wgmma_cga_module),
 }

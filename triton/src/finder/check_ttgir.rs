@@ -2,7 +2,7 @@
 //! modelled checks on them, with line numbers.
 
 use super::op::{Module, Op, all_typed, typed};
-use super::sites::{self, Entry, Event, Failure};
+use super::sites::{self, Entry, Event, Failure, Stage};
 use super::verdict::{Trace, Verdict};
 use crate::{ConvertError, Defs, Release, parse_attr, to_linear_layout};
 
@@ -143,7 +143,9 @@ pub fn report(text: &str, release: Release) -> linear_layout::Result<Checked> {
 /// a module, the ops not checked come first, then what the lowering's
 /// first pass (the rewrite of conversions over the whole module,
 /// `Event::Decompose`) fails on, then what lowering each op in program
-/// order (`Event::Op`) fails on, each in file order. Time is linear in the
+/// order (`Event::Op`) fails on, then what the verifier of the lowered
+/// module refuses ([`Stage::LoweredModuleVerifier`]: it runs only once every
+/// op is lowered), each in file order. Time is linear in the
 /// text (each line is read a bounded number of times), memory that of the
 /// text and one op.
 ///
@@ -189,7 +191,10 @@ pub fn check_each(
             }
         }
         // The ops are read afresh for each pass rather than kept: a module
-        // of many ops costs the memory of one.
+        // of many ops costs the memory of one. What the verifier refuses
+        // after the lowering waits for every op's lowering (few findings:
+        // at most one per op).
+        let mut verified_after = Vec::new();
         for decompose in [true, false] {
             walk_ops(&part, &module, |seen| match seen {
                 Seen::Unchecked(u) => {
@@ -205,16 +210,24 @@ pub fn check_each(
                         Event::Op(&op)
                     };
                     if let Err(failure) = sites::run(&event, release, &mut Trace::new(false)) {
-                        each(Item::Finding(Finding {
+                        let after =
+                            sites::stage_of(failure.site.id) == Some(Stage::LoweredModuleVerifier);
+                        let finding = Item::Finding(Finding {
                             line: part.start + index + 1,
                             op: op.name.to_string(),
                             verdict: failure.verdict(Entry::IrFile),
                             failure,
-                        }));
+                        });
+                        if after {
+                            verified_after.push(finding);
+                        } else {
+                            each(finding);
+                        }
                     }
                 }
             });
         }
+        verified_after.into_iter().for_each(&mut each);
     }
     Ok(summary)
 }

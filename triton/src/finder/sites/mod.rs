@@ -399,6 +399,14 @@ pub enum Stage {
     /// The LLVM lowering (`make_llir`) of the module `check-ttgir` reads:
     /// the site's model checks the ops of that module.
     Lowering,
+    /// The verifier MLIR's pass manager runs on the module the LLVM
+    /// lowering pass wrote, once that pass has converted every op: the
+    /// site's model checks an op of the TTGIR module, but the op the
+    /// lowering builds for it is refused only after the whole pass
+    /// succeeded. A failure of the lowering itself (an op it cannot
+    /// legalize, an assertion, a fatal error) anywhere in the module ends
+    /// the compile first, whatever the order of the two ops.
+    LoweredModuleVerifier,
 }
 
 impl Stage {
@@ -411,6 +419,11 @@ impl Stage {
             }
             Stage::Lowering => {
                 "the LLVM lowering (make_llir): `check-ttgir` finds the op in the module"
+            }
+            Stage::LoweredModuleVerifier => {
+                "the verifier of the lowered module, after the LLVM lowering pass (make_llir): \
+                 `check-ttgir` finds the op in the module, and any failure of the lowering \
+                 itself, anywhere in the module, ends the compile first"
             }
         }
     }
