@@ -11,7 +11,8 @@ each release:
   compile  what autotuning pays before it can time anything: one fresh process
            that imports Triton and the kernel and compiles every configuration
            of the same list in full, through ptxas to a cubin, one after the
-           other (as `Autotuner` does in 3.1–3.8).
+           other (as `Autotuner` does: it compiles each configuration when it
+           first times it).
 Both are whole commands, timed in wall-clock seconds and in CPU seconds (user
 + system, children included). Prints a markdown table: configurations, both
 sides' totals and their ratios. The wall ratio counts scan's concurrent
