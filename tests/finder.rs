@@ -390,6 +390,48 @@ fn eight_bit_tcgen05_lhs_is_promoted_by_3_4_and_read_from_shared_memory_by_3_5_t
 }
 
 #[test]
+fn two_cta_tcgen05_dots_fail_on_3_5_only_where_each_cta_holds_16_bytes_of_b() {
+    // 3.4 to 3.6 give a dot tiled 2 x 1 over two CTAs, B loaded, to the
+    // pair, and split B along N between them. 3.5's loader reads B with the
+    // whole instruction's N and asserts on an unswizzled half: 16 columns
+    // of an 8-bit type. 3.4 does not check, 3.6 reads half the
+    // instruction, 3.7 no longer chooses the mode.
+    let recorded = recorded::of_kind(Kind::KernelCompiles);
+    let run = |name: &str, triton: &str| {
+        let (cfg, real) = recorded
+            .iter()
+            .filter(|f| f.file().starts_with("two-cta-") && f.short_release() == triton)
+            .flat_map(|f| f.records())
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| {
+                let cfg: Config = serde_json::from_value(v["config"].clone()).unwrap();
+                (cfg, outcome(&v["outcome"]))
+            })
+            .unwrap_or_else(|| panic!("{name} is not recorded for {triton}"));
+        let p = predict(&cfg).unwrap();
+        assert_eq!(p.verdict, real, "{name} on {triton}");
+        p.site_id().map(str::to_string)
+    };
+    let eight_bit = [
+        "dot-128x32x128-fp8e4nv-w8-s3-sm100-c2",
+        "dot-128x32x256-fp8e5-w8-s3-sm100-c2",
+    ];
+    for name in eight_bit {
+        assert_eq!(run(name, "3.5"), Some("mma_operand_cga".to_string()));
+        for triton in ["3.4", "3.6", "3.7"] {
+            assert_eq!(run(name, triton), None, "{name} on {triton}");
+        }
+    }
+    // A 32-byte half is swizzled (8-bit N = 64, 16-bit N = 32).
+    for name in [
+        "dot-128x64x256-fp8e4nv-w4-s3-sm100-c2",
+        "dot-128x32x64-fp16-w4-s3-sm100-c2",
+    ] {
+        assert_eq!(run(name, "3.5"), None, "{name}");
+    }
+}
+
+#[test]
 fn impossible_parameters_are_clear_errors() {
     for (json, needle) in [
         (

@@ -591,6 +591,25 @@ impl Release {
         self >= Release::V3_5
     }
 
+    /// Whether AccelerateMatmul's `BlockedToMMAv5` may give a tcgen05 dot
+    /// to a pair of CTAs (`canUseTwoCTAs`, then `splitBOperand` and the
+    /// op's `two_ctas`): 3.4 to 3.6
+    /// (`v3.5.1:lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp:419,522`).
+    /// 3.7 turns it off (`bool useTwoCTAs = false`, PR #8941: PTX 13 wants
+    /// one CTA mode per kernel), and 3.8 and later keep it off.
+    pub fn chooses_two_cta_mma(self) -> bool {
+        (Release::V3_4..=Release::V3_6).contains(&self)
+    }
+
+    /// Whether the tcgen05 lowering reads a two-CTA dot's operand B with
+    /// half the instruction's N, the columns each CTA of the pair holds
+    /// (`v3.6.0:third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/DotOpToLLVM/MMAv5.cpp:448`,
+    /// `mmaSizeN / (twoCTAs ? 2 : 1)`): from 3.6. 3.4 and 3.5 build B's
+    /// loader with the whole `mmaSizeN` (`v3.5.1:…/MMAv5.cpp:463`).
+    pub fn halves_two_cta_operand_b(self) -> bool {
+        self >= Release::V3_6
+    }
+
     /// See [`Release::tcgen05_n_step`].
     pub fn tcgen05_takes_int8(self) -> bool {
         self >= Release::V3_8

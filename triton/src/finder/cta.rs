@@ -6,6 +6,7 @@
 //! `AssignCGALayouts`.
 
 use super::decisions::coalesced_load;
+use crate::Release;
 use crate::attr::{Blocked, Cga};
 
 /// A CGA in the three-list form every release's builder computes
@@ -145,6 +146,28 @@ pub fn dot_tiling(m: u64, n: u64, num_ctas: u64) -> [u64; 2] {
     tiling
 }
 
+/// Whether `release` gives a tcgen05 dot to a pair of CTAs, one
+/// instruction `2 · blockM` rows tall over both (`canUseTwoCTAs` in
+/// AccelerateMatmul, 3.4 to 3.6, [`Release::chooses_two_cta_mma`]): the
+/// result's CTA split is exactly `[2, 1]` (two CTAs along M, whatever the
+/// cluster: 4 CTAs never qualify), each CTA holds at least 64 rows and 32
+/// columns of it, and operand B comes straight from a load (`tt.load` or a
+/// descriptor load, through `convert_layout`s only: a `tt.trans` or a
+/// dot's result does not qualify). `splitBOperand` then remakes that load
+/// with the CTA split `[1, 2]`: each CTA of the pair holds half of B's N.
+pub fn two_cta_mma(
+    tiling: [u64; 2],
+    per_cta: [u64; 2],
+    b_from_load: bool,
+    release: Release,
+) -> bool {
+    release.chooses_two_cta_mma()
+        && tiling == [2, 1]
+        && per_cta[0] >= 64
+        && per_cta[1] >= 32
+        && b_from_load
+}
+
 /// A dot result's CGA as `fromSplitParams([splitM, splitN], …, [1, 0])`
 /// builds it, as element strides per `block` basis: N's bits first, then
 /// M's; each basis moves one CTA tile.
@@ -199,6 +222,21 @@ mod tests {
             (&[2, 2][..], &[2, 1][..])
         );
         assert_eq!(initial_split(&[8, 8], 1).cga(), None);
+    }
+
+    #[test]
+    fn two_cta_mode_needs_two_ctas_along_m_and_a_loaded_b() {
+        let r = Release::V3_5;
+        assert!(two_cta_mma([2, 1], [64, 32], true, r));
+        assert!(!two_cta_mma([2, 1], [64, 16], true, r));
+        assert!(!two_cta_mma([2, 1], [32, 64], true, r));
+        assert!(!two_cta_mma([1, 2], [128, 32], true, r));
+        assert!(!two_cta_mma([2, 2], [64, 32], true, r));
+        assert!(!two_cta_mma([2, 1], [64, 32], false, r));
+        assert!(two_cta_mma([2, 1], [64, 32], true, Release::V3_4));
+        assert!(two_cta_mma([2, 1], [64, 32], true, Release::V3_6));
+        assert!(!two_cta_mma([2, 1], [64, 32], true, Release::V3_7));
+        assert!(!two_cta_mma([2, 1], [64, 32], true, Release::V3_9));
     }
 
     #[test]

@@ -86,6 +86,9 @@ fn tcgen05_dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
         sites::run(&Event::TmemAccumulator { tiling }, cfg.triton, trace)?;
     }
     if cfg.num_ctas > 1 {
+        two_cta_dot(cfg, &d1, trace)?;
+    }
+    if cfg.num_ctas > 1 {
         // A loaded operand B keeps N fastest; its CTA's part of N is the
         // dot's own (the load is remade in the dot's CGA).
         for dot in std::iter::once(d1).chain(d2) {
@@ -101,6 +104,67 @@ fn tcgen05_dots(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// The first dot given to a pair of CTAs ([`cta::two_cta_mma`], 3.4 to
+/// 3.6), and its operand B, split along N between the pair, read by the
+/// tcgen05 loader ([`sites::mma_operand_cga`]). Its operand B is a load
+/// in `dot` and the chains (whose several CTAs stop at CTA planning first
+/// in those releases); `inductor-3d`'s comes through `tt.trans`. A chain's
+/// second dot never qualifies for the same reason as the chains.
+fn two_cta_dot(cfg: &Config, dot: &DotShape, trace: &mut Trace) -> Result<(), Failure> {
+    let tiling = cta::dot_tiling(cfg.m, cfg.n, cfg.num_ctas);
+    let b_from_load = cfg.pattern != Pattern::Inductor3d;
+    if !sites::tcgen05_operand_3_3::takes_v5_in(dot, cfg.num_warps, cfg.triton)
+        || !cta::two_cta_mma(tiling, [dot.m, dot.n], b_from_load, cfg.triton)
+    {
+        return Ok(());
+    }
+    let operand = two_cta_operand_b(dot, cfg.triton);
+    trace.note(|| {
+        format!(
+            "two-CTA tcgen05 mode: the pair shares {}-row instructions; operand B [{}x{}] is split along N, {} columns per CTA ({}swizzled), read {} columns per instruction",
+            2 * dot.m.min(128),
+            dot.k,
+            dot.n,
+            dot.n / 2,
+            if operand.swizzled { "" } else { "un" },
+            operand.instr[1]
+        )
+    });
+    let event = Event::MmaOperandLoader {
+        operands: std::slice::from_ref(&operand),
+        reader: sites::mma_operand_cga::Reader::Tcgen05,
+    };
+    sites::run(&event, cfg.triton, trace)
+}
+
+/// A two-CTA dot's operand B (`dot`: its shape per CTA, `[K, N]`), as the
+/// tcgen05 loader walks it: `splitBOperand` gives the load the CTA split
+/// `[1, 2]`, so each CTA's NVMMA buffer holds `[K, N / 2]`, N fastest (K
+/// for tf32, which AccelerateMatmul does not transpose) and swizzled for
+/// that part; instructions are the accumulator's `blockN` (`min(N, 256)`)
+/// apart, each reading [`sites::mma_operand_cga::two_cta_b_instr_n`]
+/// columns, over the whole K.
+fn two_cta_operand_b(dot: &DotShape, release: Release) -> sites::mma_operand_cga::Operand {
+    let bits = dot.dtype.bits();
+    let part = [dot.k, dot.n / 2];
+    let contiguous = if bits == 32 { 0 } else { 1 };
+    let swizzled = buffer_swizzle(part[contiguous], part[1 - contiguous], bits).is_some();
+    let mma_k = 256 / bits.max(1);
+    let mma_n = dot.n.min(256);
+    sites::mma_operand_cga::Operand {
+        is_a: false,
+        bases: vec![[0, part[1]]],
+        instr: [
+            mma_k,
+            sites::mma_operand_cga::two_cta_b_instr_n(mma_n, release),
+        ],
+        step: [mma_k, mma_n],
+        extent: [dot.k, dot.n],
+        swizzled,
+        core_matrix: sites::mma_operand_cga::holds_core_matrix(part, contiguous, bits),
+    }
 }
 
 /// The pattern's dots as each CTA holds them: the dot's result tiled over

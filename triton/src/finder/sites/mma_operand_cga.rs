@@ -47,6 +47,16 @@
 //! to 3.7, see `tmem_lhs_cta`): `inductor-3d`'s A keeps its load's split of
 //! M, inside the `blockM`-row instruction when the dot tiles N, and 3.6 and
 //! 3.7 find no layout for it (`tests/data/compile/tmem-lhs-*`, issue 35).
+//!
+//! 3.4 to 3.6 give a tcgen05 dot split `[2, 1]` among two CTAs, operand B
+//! straight from a load, to the pair (`canUseTwoCTAs`,
+//! [`crate::finder::cta::two_cta_mma`]), and split B along N between them
+//! on purpose. 3.5's loader still reads B with the whole instruction's N
+//! (`{mmaSizeN, mmaSizeK}`, `v3.5.1:…/DotOpToLLVM/MMAv5.cpp:463`), the
+//! partner's half inside it: an unswizzled half (16 bytes: an 8-bit B with
+//! N = 32) meets the assertion. 3.4's loader has no check, and 3.6 reads
+//! half the instruction ([`two_cta_b_instr_n`]). Measured: `dot` on sm100
+//! with 1, 2 and 4 CTAs on 3.4.0 to 3.7.1 (`tests/data/compile/two-cta-*`).
 
 use super::Failure;
 use crate::Release;
@@ -155,7 +165,7 @@ pub(crate) static SITE: Site = Site {
         &TCGEN05_LAYOUT,
     ],
     changes: &[],
-    workaround: "num_ctas=1, or tiles whose producer is split among CTAs as the dot is (chain-b: a first dot that keeps M whole)",
+    workaround: "num_ctas=1, or tiles whose producer is split among CTAs as the dot is (chain-b: a first dot that keeps M whole; 3.5's two-CTA tcgen05 dot: an 8-bit N of at least 64)",
 };
 
 /// Which instruction reads the operand.
@@ -467,15 +477,16 @@ pub(crate) fn holds_core_matrix(part: [u64; 2], contiguous: usize, bits: u64) ->
 /// of the accumulator's tensor-memory encoding, per CTA, and `256 / bits`
 /// deep; A's origins are `(m · mmaSizeM, k · mmaSizeK)`, B's `(k · mmaSizeK,
 /// n · mmaSizeN)`. A pair of CTAs sharing one instruction (`two_ctas`)
-/// splits B by design, and is not read here.
+/// splits B along N by design (`splitBOperand`): each CTA holds half the
+/// instruction's columns, which the loader reads as such from 3.6
+/// ([`two_cta_b_instr_n`]).
 fn tcgen05_operands(op: &crate::finder::op::Op<'_>, release: Release) -> Option<Vec<Operand>> {
     let [a, b, d, ..] = &op.types[..] else {
         return None;
     };
     let tmem = op.module.tmem(&d.2)?;
-    if tmem.two_ctas || op.line.contains("two_ctas") {
-        return None;
-    }
+    // 3.4 and 3.5 mark the op (`{two_ctas}`), 3.6 on also the accumulator.
+    let two_ctas = tmem.two_ctas || op.line.contains("two_ctas");
     let [rows, cols] = d.0[..] else {
         return None;
     };
@@ -497,16 +508,35 @@ fn tcgen05_operands(op: &crate::finder::op::Op<'_>, release: Release) -> Option<
         });
     }
     let (bases, swizzled, core_matrix) = shared_operand(op, b, release)?;
+    let instr_n = if two_ctas {
+        two_cta_b_instr_n(mma_n, release)
+    } else {
+        mma_n
+    };
     operands.push(Operand {
         is_a: false,
         bases,
-        instr: [mma_k, mma_n],
+        instr: [mma_k, instr_n],
         step: [mma_k, mma_n],
         extent: [k, per_cta_n],
         swizzled,
         core_matrix,
     });
     Some(operands)
+}
+
+/// The columns of a two-CTA dot's operand B that the tcgen05 loader reads
+/// as one instruction's (`mma_n`: the accumulator's `blockN`, up to the
+/// dot's N per CTA): 3.4 and 3.5 the whole `mmaSizeN`, though each CTA of
+/// the pair holds half of it (so 3.5's loader meets its unswizzled
+/// assertion when the half is 16 bytes: an 8-bit B with N = 32); from 3.6
+/// `mmaSizeN / 2` ([`Release::halves_two_cta_operand_b`]).
+pub(crate) fn two_cta_b_instr_n(mma_n: u64, release: Release) -> u64 {
+    if release.halves_two_cta_operand_b() {
+        mma_n / 2
+    } else {
+        mma_n
+    }
 }
 
 /// This site's model, registered in [`super::MODELS`].
