@@ -24,7 +24,8 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The sites these records exist for.
-const SITES: [&str; 12] = [
+const SITES: [&str; 13] = [
+    "descriptor_rank_reduce_cta",
     "dsmem_mapa",
     "dsmem_no_scratch",
     "join_split_cga",
@@ -242,6 +243,67 @@ fn every_recorded_family_module_agrees_with_its_site() {
             outcomes.contains("ok") && fails != fixed,
             "{release}: {outcomes:?}"
         );
+    }
+}
+
+/// Whether the `tma_rank` kernel of `cfg` loads its tile at a lower rank
+/// than its descriptor's: leading unit dims reshaped away (`flat`, the
+/// default) of a block whose leading dim is 1 (`lead`, 1 by default; the
+/// dot's operand and the in-kernel descriptor are always reshaped).
+fn rank_reducing(cfg: &Value) -> bool {
+    let flag = |key: &str| cfg[key].as_u64().unwrap_or(1);
+    flag("flat") == 1 && flag("lead") == 1
+}
+
+#[test]
+fn rank_reducing_descriptor_loads_fail_with_ctas_where_the_site_says() {
+    let site = finder::site("descriptor_rank_reduce_cta").expect("the site");
+    // release → [records, failing, failing as expected, named by explain]
+    let mut table: BTreeMap<String, [usize; 4]> = BTreeMap::new();
+    let mut wrong = Vec::new();
+    for file in recorded::of_kind(Kind::FamilyCompiles) {
+        let wheel = file.release().to_string();
+        let release: Release = wheel.parse().expect("a modelled release");
+        for (name, rec) in file.records() {
+            let cfg = &rec["config"];
+            if cfg["family"] != "tma_rank" {
+                continue;
+            }
+            let row = table.entry(wheel.clone()).or_default();
+            row[0] += 1;
+            let fails = rec["outcome"] != "ok";
+            let ctas = cfg["num_ctas"].as_u64().unwrap_or(1);
+            let expected = rank_reducing(cfg) && ctas > 1 && site.fails_in(release);
+            row[1] += usize::from(fails);
+            if fails != expected {
+                wrong.push(format!("{wheel} {name} {cfg}: {}", rec["outcome"]));
+                continue;
+            }
+            if !fails {
+                continue;
+            }
+            row[2] += 1;
+            let message = rec["message"].as_str().unwrap_or_default();
+            // the key line alone (the uniquer's assertion) names the site
+            match explain(message).site {
+                Some(m) if m.site.id == site.id && m.releases == [release] => row[3] += 1,
+                other => wrong.push(format!(
+                    "{wheel} {name}: explain gives {:?}",
+                    other.map(|m| (m.site.id, m.releases))
+                )),
+            }
+        }
+    }
+    eprintln!("{table:?}");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    for wheel in ["3.4.0", "3.5.1", "3.6.0", "3.7.1", "3.8.0", "3.9.0"] {
+        let row = table.get(wheel).copied().unwrap_or_default();
+        assert!(
+            row[0] > row[1],
+            "{wheel}: no tma_rank kernel compiles: {row:?}"
+        );
+        let fixed = !site.fails_in(wheel.parse().unwrap());
+        assert_eq!(row[1] == 0, fixed, "{wheel}: {row:?}");
     }
 }
 

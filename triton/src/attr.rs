@@ -177,6 +177,21 @@ pub struct NvmmaShared {
     pub rank: Option<u64>,
 }
 
+impl NvmmaShared {
+    /// The rank of the buffers it lays out: `rank` where printed, else the
+    /// CGA's (its bases' or lists' length), else 2.
+    pub fn layout_rank(&self) -> usize {
+        self.rank.map_or_else(
+            || match &self.cga {
+                Some(Cga::Bases(b)) if !b.is_empty() => b[0].len(),
+                Some(Cga::Split { ctas_per_cga, .. }) => ctas_per_cga.len(),
+                _ => 2,
+            },
+            |r| r as usize,
+        )
+    }
+}
+
 /// `#ttg.shared_linear`: explicit shared-memory bases.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct SharedLinear {
@@ -303,14 +318,7 @@ impl Attr {
                 .map(Vec::len)
                 .next(),
             Attr::SwizzledShared(s) => Some(s.order.len()),
-            Attr::NvmmaShared(n) => Some(n.rank.map_or_else(
-                || match &n.cga {
-                    Some(Cga::Bases(b)) if !b.is_empty() => b[0].len(),
-                    Some(Cga::Split { ctas_per_cga, .. }) => ctas_per_cga.len(),
-                    _ => 2,
-                },
-                |r| r as usize,
-            )),
+            Attr::NvmmaShared(n) => Some(n.layout_rank()),
             Attr::SharedLinear(s) => s.offset.iter().chain(&s.block).map(Vec::len).next(),
             Attr::Other { .. } => None,
         }

@@ -222,6 +222,24 @@ def kernel_grid():
     g.append(_cfg("tma", "sm90", m=512, n=32, dtype="fp16", mode="store", desc="host"))
     g.append(_cfg("tma", "sm90", ctas=2, m=64, n=64, dtype="fp16", mode="store", desc="host"))
     g.append(_cfg("tma", "sm90", m=64, n=64, dtype="fp16", mode="atomic", desc="host"))
+    # descriptors of rank 2 to 4 loaded with their leading unit dims reshaped away (a rank-reducing
+    # load) and several CTAs: 3.4 and 3.5 extend the load's CTA order wrongly to the descriptor's
+    # rank (site descriptor_rank_reduce_cta); leading dims kept or not of size 1, one CTA: controls
+    r3 = dict(family="tma_rank", m=64, n=64, dtype="bf16")
+    for ctas in (1, 2, 4):
+        g.append(_cfg(arch="sm90", ctas=ctas, **r3))
+    g.append(_cfg(arch="sm100", ctas=2, **r3))
+    g.append(_cfg("tma_rank", "sm90", ctas=2, m=128, n=64, dtype="fp16"))
+    g.append(_cfg("tma_rank", "sm90", ctas=2, m=64, n=128, dtype="fp8e4nv"))
+    g.append(_cfg("tma_rank", "sm90", ctas=2, m=64, n=32, dtype="fp32"))
+    g.append(_cfg(arch="sm90", ctas=2, lead=2, **r3))
+    g.append(_cfg(arch="sm90", ctas=2, flat=0, **r3))
+    for ctas in (1, 2):
+        g.append(_cfg(arch="sm90", ctas=ctas, rank=4, **r3))
+        g.append(_cfg(arch="sm90", ctas=ctas, rank=2, **r3))
+        g.append(_cfg(arch="sm90", ctas=ctas, desc="device", **r3))
+        g.append(_cfg(arch="sm90", ctas=ctas, dot=1, **r3))
+    g.append(_cfg("tma_rank", "sm90", ctas=2, m=64, n=128, dtype="fp8e4nv", dot=1))
     # top-k
     for arch, warps in (("sm90", 4), ("sm120", 8)):
         g.append(_cfg("topk", arch, warps=warps, m=16, n=128, topk=4, dtype="fp32"))

@@ -26,6 +26,11 @@ Families (the `family` of a configuration) and their parameters:
 - ``join_split``     tl.join of two [M,N] tiles, then tl.split of the result, stored
 - ``bmm``            C[B,M,N] = A[B,M,K] . B[B,K,N] (rank-3 tl.dot)
 - ``topk``           the K largest of each row of X[M,N] (tl.topk)
+- ``tma_rank``       one tile loaded through a descriptor of rank RANK (2, 3 or 4: block [LEAD, C],
+                     [LEAD, R, C] or [1, LEAD, R, C]), host (DESC=host) or in-kernel (DESC=device,
+                     rank 3), its leading dims reshaped away (FLAT=1, the front end folds the
+                     reshape of unit dims into the load) or kept, stored through pointers; DOT=1:
+                     the [1, M, K] tile flattened is operand A of a dot (sglang's fused MoE GEMM)
 - ``ws_norm``        a row-block RMS norm with a per-block quantization, its column loop in a
                      `tl.range(..., warp_specialize=True)` (triton #10901's shape)
 """
@@ -454,6 +459,61 @@ def spec_tma(p):
     return k_tma_device, [("x_ptr", "*" + d), ("y_ptr", "*" + d), ("M", "i32"), ("N", "i32")] + tail
 
 
+# ---------------------------------------------------------------- descriptors of rank 2 to 4
+
+
+@triton.jit
+def k_tma_rank_host(in_desc, y_ptr, LEAD: tl.constexpr, R: tl.constexpr, C: tl.constexpr, RANK: tl.constexpr,
+                    FLAT: tl.constexpr):
+    if RANK == 2:
+        x = in_desc.load([0, 0])
+    elif RANK == 3:
+        x = in_desc.load([0, 0, 0])
+    else:
+        x = in_desc.load([0, 0, 0, 0])
+    if RANK == 2 and FLAT:
+        tl.store(y_ptr + tl.arange(0, C), x.reshape(C))
+    elif RANK == 2:
+        tl.store(y_ptr + tl.arange(0, LEAD)[:, None] * C + tl.arange(0, C)[None, :], x)
+    elif FLAT:
+        tl.store(y_ptr + tl.arange(0, LEAD * R)[:, None] * C + tl.arange(0, C)[None, :], x.reshape(LEAD * R, C))
+    else:
+        tl.store(y_ptr + tl.arange(0, LEAD)[:, None, None] * R * C + tl.arange(0, R)[None, :, None] * C +
+                 tl.arange(0, C)[None, None, :], x)
+
+
+@triton.jit
+def k_tma_rank_device(x_ptr, y_ptr, LEAD: tl.constexpr, R: tl.constexpr, C: tl.constexpr):
+    d = tl.make_tensor_descriptor(x_ptr, shape=[LEAD, R, C], strides=[R * C, C, 1], block_shape=[LEAD, R, C])
+    x = d.load([0, 0, 0]).reshape(LEAD * R, C)
+    tl.store(y_ptr + tl.arange(0, LEAD * R)[:, None] * C + tl.arange(0, C)[None, :], x)
+
+
+@triton.jit
+def k_tma_rank_dot(a_desc, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    a = a_desc.load([0, 0, 0]).reshape(M, K)
+    b = tl.load(b_ptr + tl.arange(0, K)[:, None] * N + tl.arange(0, N)[None, :])
+    c = tl.dot(a, b)
+    tl.store(c_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :], c)
+
+
+def spec_tma_rank(p):
+    d = DTYPES[p["dtype"]]
+    lead, r, c = p.get("lead", 1), p["m"], p["n"]
+    if p.get("dot"):
+        return k_tma_rank_dot, [("a_desc", f"tensordesc<{d}[1,{r},{c}]>"), ("b_ptr", "*" + d),
+                                ("c_ptr", "*fp32"), ("M", const(r)), ("N", const(64)),
+                                ("K", const(c))]
+    if p.get("desc", "host") == "device":
+        return k_tma_rank_device, [("x_ptr", "*" + d), ("y_ptr", "*" + d), ("LEAD", const(lead)), ("R", const(r)),
+                                   ("C", const(c))]
+    rank = p.get("rank", 3)
+    block = {2: [lead, c], 3: [lead, r, c], 4: [1, lead, r, c]}[rank]
+    return k_tma_rank_host, [("in_desc", f"tensordesc<{d}[{','.join(map(str, block))}]>"), ("y_ptr", "*" + d),
+                             ("LEAD", const(lead)), ("R", const(r)), ("C", const(c)), ("RANK", const(rank)),
+                             ("FLAT", const(p.get("flat", 1)))]
+
+
 def spec(p):
     """(jit function, argument list) for the configuration `p` (its `family` and parameters)."""
     fam = p["family"]
@@ -467,4 +527,6 @@ def spec(p):
         return spec_attention(p)
     if fam == "tma":
         return spec_tma(p)
+    if fam == "tma_rank":
+        return spec_tma_rank(p)
     return spec_simple(p)

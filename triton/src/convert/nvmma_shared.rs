@@ -253,7 +253,8 @@ fn swizzle_row_shortfall(n: &NvmmaShared, block: &[u64]) -> Option<Shortfall> {
 /// `None` when it passes or the attribute is malformed (that is for the
 /// conversion to report).
 pub(crate) fn memdesc_verifier_error(n: &NvmmaShared, alloc_shape: &[u64]) -> Option<String> {
-    let rank = n.rank.unwrap_or(2) as usize;
+    // the encoding's rank: a rank-3 buffer's CGA splits dims of all three
+    let rank = n.layout_rank();
     let last = alloc_shape.get(alloc_shape.len().checked_sub(rank)?..)?;
     let block = shape_per_cta(&n.cga, last).ok()?;
     swizzle_row_shortfall(n, &block).map(|short| short.newest_message(n))

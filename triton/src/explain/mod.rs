@@ -303,8 +303,16 @@ fn explain_read(raw: &str, trusted: bool) -> Explanation {
         let line_matched = loc
             .file_and_line()
             .is_some_and(|fl| names_file_line(raw, &fl));
-        let score = msg.len() + if line_matched { 1000 } else { 0 }
-            - if other_line { msg.len() / 2 } else { 0 };
+        // text any program may print (the pass manager's wrapper of every
+        // failed pass) says less than any message of Triton's own, however
+        // long: a site of its own prose on another line of the log wins
+        let specific = if provenance::generic(&msg) {
+            0
+        } else {
+            msg.len()
+        };
+        let score = specific + if line_matched { 1000 } else { 0 }
+            - if other_line { specific / 2 } else { 0 };
         let into = if trusted || provenance::placed(loc, &log, line) {
             &mut matches
         } else {

@@ -48,7 +48,7 @@ fn needs_triton(loc: &Location) -> bool {
 }
 
 /// Text any program may print.
-fn generic(message: &str) -> bool {
+pub(super) fn generic(message: &str) -> bool {
     const ANY_PROGRAM: [&str; 4] = [
         "terminate called",
         "killed by signal",

@@ -18,6 +18,7 @@ pub(crate) mod cga_spelling;
 pub(crate) mod convert_8bit_shuffle;
 pub(crate) mod cp_async;
 pub(crate) mod cross_cta;
+pub(crate) mod descriptor_rank_reduce_cta;
 pub(crate) mod dot_k;
 pub(crate) mod dsmem_mapa;
 pub(crate) mod dsmem_no_scratch;
@@ -477,7 +478,7 @@ pub(crate) use passes_only_model;
 /// within a conversion the scratch buffer (3.1), the layouts, the shuffle
 /// plan, the operand shortcut and the byte permutes. Adding a site is
 /// adding its file and a line here.
-pub(crate) static MODELS: [&dyn SiteModel; 50] = [
+pub(crate) static MODELS: [&dyn SiteModel; 51] = [
     &cga_spelling::Model,
     // the TTGIR passes: named from their messages, never met in a module
     &scaled_dot_batched_scale::Model,
@@ -488,6 +489,7 @@ pub(crate) static MODELS: [&dyn SiteModel; 50] = [
     &plan_cta_reduce::Model,
     &plan_cta_rank3_dot::Model,
     &plan_cta_descriptor_gather::Model,
+    &descriptor_rank_reduce_cta::Model,
     &language_feature::Model,
     &fp8_arch::Model,
     &amd_fp8_arch::Model,
