@@ -134,6 +134,11 @@ struct PendingGroup {
 }
 
 impl Pending {
+    /// A worker's start-up (importing Triton and the kernel's module:
+    /// 0.25–0.6 s) costs about as much as six front ends (70–110 ms each):
+    /// another worker joins a group only for at least this many jobs each.
+    const WORTH_A_WORKER: usize = 6;
+
     fn new(jobs: Vec<Job>, configs: &[ScanConfig]) -> Self {
         let mut by_group: BTreeMap<(usize, Arch), std::collections::VecDeque<Job>> =
             BTreeMap::new();
@@ -162,7 +167,9 @@ impl Pending {
     /// The next job for a worker serving group `current` (None: no worker
     /// yet): from its own group while that has jobs, else from the group
     /// with the most jobs left per worker serving it, which a worker then
-    /// has to be started for. None when nothing is left.
+    /// has to be started for. A group already served is joined only while
+    /// each of its workers would still have [`Pending::WORTH_A_WORKER`]
+    /// jobs. None when nothing is left for this worker.
     fn next(&mut self, current: Option<usize>) -> Option<(Served, Job)> {
         if let Some(g) = current {
             if let Some(job) = self.groups[g].jobs.pop_front() {
@@ -171,7 +178,11 @@ impl Pending {
             self.groups[g].servers -= 1;
         }
         let g = (0..self.groups.len())
-            .filter(|&g| !self.groups[g].jobs.is_empty())
+            .filter(|&g| {
+                let grp = &self.groups[g];
+                grp.servers == 0 && !grp.jobs.is_empty()
+                    || grp.jobs.len() >= Self::WORTH_A_WORKER * (grp.servers + 1)
+            })
             .max_by(|&a, &b| {
                 let share = |g: usize| {
                     let grp = &self.groups[g];
@@ -590,8 +601,8 @@ fn front_ends(run: &Run) -> (BTreeMap<(usize, usize), JobResult>, Timing) {
     let ran = pending.len();
     if ran > 0 {
         (run.say)(&format!(
-            "{ran} front ends to run ({cached} cached), {} worker(s) at a time",
-            run.req.jobs
+            "{ran} front ends to run ({cached} cached), up to {} worker(s) at a time",
+            run.req.jobs.clamp(1, ran)
         ));
     }
     let t_front = Instant::now();
@@ -714,7 +725,7 @@ mod tests {
 
     #[test]
     fn two_workers_share_one_group_and_take_each_job_once() {
-        let mut p = pending(&[5]);
+        let mut p = pending(&[13]);
         let (mut a, mut b) = (None, None);
         let mut seen = Vec::new();
         while let Some((s, job)) = p.next(a) {
@@ -730,26 +741,41 @@ mod tests {
             (Some(0), Some(0)),
             "both workers served the one group"
         );
-        assert_eq!(seen, vec![0, 1, 2, 3, 4], "in order, each once");
+        assert_eq!(seen, (0..13).collect::<Vec<_>>(), "in order, each once");
+        assert_eq!(p.len(), 0);
+    }
+
+    #[test]
+    fn a_short_group_is_not_worth_a_second_worker() {
+        let mut p = pending(&[12]);
+        assert!(p.next(None).is_some());
+        // 11 left: not 6 for each of two workers
+        assert!(p.next(None).is_none());
+        for _ in 0..11 {
+            assert_eq!(p.next(Some(0)).unwrap().0.group, 0);
+        }
+        assert!(p.next(Some(0)).is_none());
         assert_eq!(p.len(), 0);
     }
 
     #[test]
     fn a_worker_keeps_its_group_and_a_new_one_goes_where_most_is_left() {
-        let mut p = pending(&[2, 6]);
+        let mut p = pending(&[2, 14]);
         let (first, _) = p.next(None).unwrap();
         assert_eq!(first.group, 1, "the larger group first");
         let (second, _) = p.next(None).unwrap();
-        // group 1 has 5 left for 2 workers, group 0 has 2 for 1: 2.5 > 2
+        // group 1 has 13 left for 2 workers, group 0 has 2 for 1: 6.5 > 2
         assert_eq!(second.group, 1);
         let (third, _) = p.next(None).unwrap();
-        // group 1: 4 left for 3 workers (1.33); group 0: 2 for 1
+        // group 1: 12 left is not 6 for each of 3 workers; group 0 has no worker
         assert_eq!(third.group, 0);
-        for _ in 0..4 {
+        for _ in 0..12 {
             assert_eq!(p.next(Some(1)).unwrap().0.group, 1);
         }
-        // group 1 is empty: its worker moves on to what is left
-        assert_eq!(p.next(Some(1)).unwrap().0.group, 0);
+        // group 1 is empty; group 0's last job is its own worker's
+        assert!(p.next(Some(1)).is_none());
+        assert_eq!(p.next(Some(0)).unwrap().0.group, 0);
         assert!(p.next(Some(0)).is_none());
+        assert_eq!(p.len(), 0);
     }
 }

@@ -14,10 +14,13 @@ each release:
            other (as `Autotuner` does: it compiles each configuration when it
            first times it).
 Both are whole commands, timed in wall-clock seconds and in CPU seconds (user
-+ system, children included). Prints a markdown table: configurations, both
-sides' totals and their ratios. The wall ratio counts scan's concurrent
-workers; the CPU ratio is the work itself, and moves less when the machine
-is shared.
++ system, children included). Per configuration, each side's fixed cost is
+taken off: the compile side's import and loading (timed inside it), and
+scan's inspection and worker start-up (the same scan command on the list's
+first configuration alone, `--config`): scan's cost per configuration is
+(whole − one) / (n − 1). Prints a markdown table. The wall ratios count
+scan's concurrent workers; the CPU ratios are the work itself, and move
+less when the machine is shared.
 
     python3 tests/oracle/kernels_corpus/bench_autotune.py --scratch DIR \
         --triton 3.9.0 [--triton ...] --binary target/release/linear-layout [--jobs 2]
@@ -86,12 +89,13 @@ def scan_text(v):
     return repr(v) if isinstance(v, str) else str(v)
 
 
-def run_scan(binary, version, py, scratch, pkg, kernel, args, arch, jobs):
+def run_scan(binary, version, py, scratch, pkg, kernel, args, arch, jobs, config=None):
+    """The whole scan command, cold; `config` replaces the autotune list by one configuration."""
     cache = tempfile.mkdtemp(prefix="bench-scan-")
     cmd = [binary, "scan", kernel, "--path", os.path.join(scratch, pkg), "--path", os.path.join(scratch, "deps"),
            "--args", ", ".join(f"{k}={scan_text(v)}" for k, v in args.items()), "--arch", arch, "--triton",
            version, "--python", f"{version}={py}", "--no-install", "--no-reduce", "--json", "--cache-dir", cache,
-           "--jobs", str(jobs)]
+           "--jobs", str(jobs)] + (["--config", config] if config else [])
     p, wall, cpu = timed(cmd)
     if p.returncode not in (0, 1):
         raise SystemExit(f"scan failed ({p.returncode}): {p.stderr[-2000:]}")
@@ -125,6 +129,7 @@ def compile_list(a):
     tuner = next(w for w in wrappers if isinstance(w, Autotuner))
     given = json.loads(a.args)
     started = time.perf_counter() - t0
+    started_cpu = own_cpu()
     orig = cc.make_backend
     work = tempfile.mkdtemp(prefix="bench-compile-")
     outcomes = {}
@@ -141,8 +146,19 @@ def compile_list(a):
         finally:
             cc.make_backend = orig
         outcomes[key] = outcomes.get(key, 0) + 1
-    print(json.dumps({"configs": len(tuner.configs), "startup_s": started, "outcomes": outcomes}))
+    first = tuner.configs[0]
+    first_text = ", ".join([f"{k}={v}" for k, v in first.kwargs.items()] +
+                           [f"{k}={getattr(first, k)}" for k in ("num_warps", "num_stages", "num_ctas")
+                            if getattr(first, k, None)])
+    print(json.dumps({"configs": len(tuner.configs), "startup_s": started, "startup_cpu": started_cpu,
+                      "outcomes": outcomes, "first": first_text}))
     return 0
+
+
+def own_cpu():
+    """CPU seconds of this process and the children it waited for (ptxas)."""
+    a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
 
 
 def main():
@@ -170,18 +186,31 @@ def main():
         for name, pkg, kernel, kargs in KERNELS:
             if args.only and args.only not in name:
                 continue
-            s_wall, s_cpu, s_ran = run_scan(args.binary, version, py, args.scratch, pkg, kernel, kargs, args.arch,
+            s_wall, s_cpu, _ = run_scan(args.binary, version, py, args.scratch, pkg, kernel, kargs, args.arch,
                                             args.jobs)
             c_wall, c_cpu, got = run_compile(version, py, args.scratch, pkg, kernel, kargs, args.arch)
-            rows.append((version, name, got["configs"], s_ran, s_wall, s_cpu, c_wall, c_cpu, got["outcomes"]))
-            print(f"{version} {name}: scan {s_wall:.1f} s ({s_cpu:.1f} s CPU), compile {c_wall:.1f} s "
-                  f"({c_cpu:.1f} s CPU), {got['outcomes']}", file=sys.stderr, flush=True)
+            # scan's fixed cost: the same command on the list's first configuration alone
+            o_wall, o_cpu, _ = run_scan(args.binary, version, py, args.scratch, pkg, kernel, kargs, args.arch,
+                                        args.jobs, config=got["first"])
+            n = got["configs"]
+            if not got["outcomes"].get("ok"):
+                print(f"{version} {name}: the release compiles none of its configurations ({got['outcomes']}); "
+                      "left out", file=sys.stderr, flush=True)
+                continue
+            rows.append(dict(version=version, name=name, n=n, ok=got["outcomes"].get("ok", 0), sw=s_wall, sc=s_cpu,
+                             cw=c_wall, cc=c_cpu, s1w=(s_wall - o_wall) / max(1, n - 1),
+                             s1c=(s_cpu - o_cpu) / max(1, n - 1), c1w=(c_wall - got["startup_s"]) / n,
+                             c1c=(c_cpu - got["startup_cpu"]) / n))
+            print(f"{version} {name}: scan {s_wall:.1f} s ({s_cpu:.1f} s CPU; one configuration {o_wall:.1f} s), "
+                  f"compile {c_wall:.1f} s ({c_cpu:.1f} s CPU), {got['outcomes']}", file=sys.stderr, flush=True)
     print("| release | kernel | configs | compiled ok | scan: wall (CPU) s | compile: wall (CPU) s "
-          "| compile / scan, wall | compile / scan, CPU |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
-    for v, name, n, ran, sw, sc, cw, cc, outcomes in rows:
-        print(f"| {v} | {name} | {n} | {outcomes.get('ok', 0)} | {sw:.1f} ({sc:.1f}) | {cw:.1f} ({cc:.1f}) "
-              f"| {cw / sw:.1f}x | {cc / sc:.1f}x |")
+          "| compile / scan: wall, CPU | per configuration, ms: scan | compile | compile / scan: wall, CPU |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['version']} | {r['name']} | {r['n']} | {r['ok']} | {r['sw']:.1f} ({r['sc']:.1f}) "
+              f"| {r['cw']:.1f} ({r['cc']:.1f}) | {r['cw'] / r['sw']:.1f}x, {r['cc'] / r['sc']:.1f}x "
+              f"| {1000 * r['s1w']:.0f} ({1000 * r['s1c']:.0f}) | {1000 * r['c1w']:.0f} ({1000 * r['c1c']:.0f}) "
+              f"| {r['c1w'] / max(1e-9, r['s1w']):.1f}x, {r['c1c'] / max(1e-9, r['s1c']):.1f}x |")
     return 0
 
 
