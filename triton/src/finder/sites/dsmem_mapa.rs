@@ -34,7 +34,7 @@
 //! `tests/oracle/compile/families.py`, and the MoE GEMM's modules
 //! (`tests/data/ttgir/`, `check_ttgir_moe_*`).
 
-use super::{Event, Failure, SiteModel};
+use super::Failure;
 use crate::attr::Attr;
 use crate::finder::op::Op;
 use crate::finder::verdict::Trace;
@@ -118,26 +118,10 @@ fn check_op(op: &Op<'_>, release: Release, trace: &mut Trace) -> Result<(), Fail
     ))
 }
 
-/// The model.
-pub(crate) struct Model;
-
-impl SiteModel for Model {
-    fn site(&self) -> &'static Site {
-        &SITE
-    }
-
-    fn events(&self) -> &'static [super::EventKind] {
-        &[super::EventKind::Op]
-    }
-
-    fn check(&self, event: &Event<'_>, release: Release, trace: &mut Trace) -> Result<(), Failure> {
-        match event {
-            Event::Op(op) if op.name == "convert_layout" => check_op(op, release, trace),
-            _ => Ok(()),
-        }
-    }
-
-    fn stage(&self) -> Option<super::Stage> {
-        Some(super::Stage::LoweredModuleVerifier)
-    }
-}
+/// The model: each `convert_layout` of a module.
+pub(crate) const MODEL: super::OpModel = super::OpModel {
+    site: &SITE,
+    op: "convert_layout",
+    stage: super::Stage::LoweredModuleVerifier,
+    check: check_op,
+};

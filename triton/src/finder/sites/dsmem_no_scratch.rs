@@ -29,7 +29,7 @@
 //! one-op module of that conversion (`families.py`'s `dsmem_scratch`
 //! modules) aborts both and compiles on 3.6.0 – 3.9.0.
 
-use super::{Event, Failure, SiteModel};
+use super::Failure;
 use crate::attr::{Attr, Cga, Linear};
 use crate::finder::op::Op;
 use crate::finder::verdict::Trace;
@@ -259,29 +259,13 @@ fn check_op(op: &Op<'_>, release: Release, trace: &mut Trace) -> Result<(), Fail
     ))
 }
 
-/// The model.
-pub(crate) struct Model;
-
-impl SiteModel for Model {
-    fn site(&self) -> &'static Site {
-        &SITE
-    }
-
-    fn events(&self) -> &'static [super::EventKind] {
-        &[super::EventKind::Op]
-    }
-
-    fn check(&self, event: &Event<'_>, release: Release, trace: &mut Trace) -> Result<(), Failure> {
-        match event {
-            Event::Op(op) if op.name == "convert_layout" => check_op(op, release, trace),
-            _ => Ok(()),
-        }
-    }
-
-    fn stage(&self) -> Option<super::Stage> {
-        Some(super::Stage::Lowering)
-    }
-}
+/// The model: each `convert_layout` of a module.
+pub(crate) const MODEL: super::OpModel = super::OpModel {
+    site: &SITE,
+    op: "convert_layout",
+    stage: super::Stage::Lowering,
+    check: check_op,
+};
 
 #[cfg(test)]
 mod tests {

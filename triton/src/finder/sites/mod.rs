@@ -438,6 +438,37 @@ pub fn stage_of(id: &str) -> Option<Stage> {
         .and_then(|m| m.stage())
 }
 
+/// The model of a site that one kind of TTGIR op meets in a stage of the
+/// lowering: the op's name and the check of one such op are all it needs.
+pub(crate) struct OpModel {
+    pub(crate) site: &'static Site,
+    /// The op's name, without its dialect (`convert_layout`).
+    pub(crate) op: &'static str,
+    pub(crate) stage: Stage,
+    pub(crate) check: fn(&super::op::Op<'_>, Release, &mut Trace) -> Result<(), Failure>,
+}
+
+impl SiteModel for OpModel {
+    fn site(&self) -> &'static Site {
+        self.site
+    }
+
+    fn events(&self) -> &'static [EventKind] {
+        &[EventKind::Op]
+    }
+
+    fn check(&self, event: &Event<'_>, release: Release, trace: &mut Trace) -> Result<(), Failure> {
+        match event {
+            Event::Op(op) if op.name == self.op => (self.check)(op, release, trace),
+            _ => Ok(()),
+        }
+    }
+
+    fn stage(&self) -> Option<Stage> {
+        Some(self.stage)
+    }
+}
+
 /// The model of a site of the TTGIR pass pipeline: the descriptor is all
 /// there is (see [`Stage::TtgirPasses`]), no event of a TTGIR module or of
 /// the finder's patterns reaches it.
@@ -505,7 +536,7 @@ pub(crate) static MODELS: [&dyn SiteModel; 51] = [
     &mma_to_mma_3_1::Model,
     &HopperMmaLayout,
     &warp_shuffle_3_3::Model,
-    &stmatrix_scratch::Model,
+    &stmatrix_scratch::MODEL,
     &accumulator_to_v2::Model,
     &v2_shortcut_3_1::Model,
     &convert_8bit_shuffle::Model,
@@ -516,10 +547,10 @@ pub(crate) static MODELS: [&dyn SiteModel; 51] = [
     &tcgen05_operand_3_3::Model,
     &tmem_lhs_cta::Model,
     &cross_cta::Model,
-    &dsmem_no_scratch::Model,
-    &dsmem_mapa::Model,
-    &wgmma_operand_major::Model,
-    &scaled_dot_mn_packed::Model,
+    &dsmem_no_scratch::MODEL,
+    &dsmem_mapa::MODEL,
+    &wgmma_operand_major::MODEL,
+    &scaled_dot_mn_packed::MODEL,
     &mma_operand_cga::Model,
     &tcgen05_cga::Model,
     &tmem_cta_3_5::Model,

@@ -24,10 +24,9 @@
 //! sm100, they compile) and the 3.8.0 module compiled as a file by 3.6.0
 //! to 3.9.0.
 
-use super::{Event, Failure, SiteModel};
+use super::Failure;
 use crate::attr::Attr;
 use crate::finder::op::{Op, bits_of};
-use crate::finder::verdict::Trace;
 use crate::release::Span;
 use crate::{Change, Ending, Location, Release, Site, SiteKind};
 
@@ -138,31 +137,10 @@ fn check_op(op: &Op<'_>, release: Release) -> Result<(), Failure> {
     ))
 }
 
-/// The model.
-pub(crate) struct Model;
-
-impl SiteModel for Model {
-    fn site(&self) -> &'static Site {
-        &SITE
-    }
-
-    fn events(&self) -> &'static [super::EventKind] {
-        &[super::EventKind::Op]
-    }
-
-    fn check(
-        &self,
-        event: &Event<'_>,
-        release: Release,
-        _trace: &mut Trace,
-    ) -> Result<(), Failure> {
-        match event {
-            Event::Op(op) if op.name == "dot_scaled" => check_op(op, release),
-            _ => Ok(()),
-        }
-    }
-
-    fn stage(&self) -> Option<super::Stage> {
-        Some(super::Stage::Lowering)
-    }
-}
+/// The model: each `dot_scaled` of a module.
+pub(crate) const MODEL: super::OpModel = super::OpModel {
+    site: &SITE,
+    op: "dot_scaled",
+    stage: super::Stage::Lowering,
+    check: |op, release, _| check_op(op, release),
+};

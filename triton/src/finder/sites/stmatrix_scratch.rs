@@ -56,7 +56,7 @@
 //! contiguous values a thread and lanes or warps along either dim, and CTA
 //! splits of 2 and 4 shared by both layouts.
 
-use super::{Event, Failure, SiteModel};
+use super::Failure;
 use crate::attr::{Attr, Blocked, NvidiaMma};
 use crate::convert::cga::split_num;
 use crate::finder::op::{Op, bits_of};
@@ -358,26 +358,10 @@ fn contig_cols(l: &LinearLayout) -> Option<u64> {
     Some(contig)
 }
 
-/// The model.
-pub(crate) struct Model;
-
-impl SiteModel for Model {
-    fn site(&self) -> &'static Site {
-        &SITE
-    }
-
-    fn events(&self) -> &'static [super::EventKind] {
-        &[super::EventKind::Op]
-    }
-
-    fn check(&self, event: &Event<'_>, release: Release, trace: &mut Trace) -> Result<(), Failure> {
-        match event {
-            Event::Op(op) if op.name == "convert_layout" => check_op(op, release, trace),
-            _ => Ok(()),
-        }
-    }
-
-    fn stage(&self) -> Option<super::Stage> {
-        Some(super::Stage::Lowering)
-    }
-}
+/// The model: each `convert_layout` of a module.
+pub(crate) const MODEL: super::OpModel = super::OpModel {
+    site: &SITE,
+    op: "convert_layout",
+    stage: super::Stage::Lowering,
+    check: check_op,
+};

@@ -25,10 +25,9 @@
 //! `tests/oracle/compile/families.py` (a `ttng.warp_group_dot` with each
 //! operand order, element type and release).
 
-use super::{Event, Failure, SiteModel};
+use super::Failure;
 use crate::attr::Attr;
 use crate::finder::op::{DotTypes, Op, bits_of};
-use crate::finder::verdict::Trace;
 use crate::{Location, Release, Site, SiteKind};
 
 const FILE: &str = "third_party/nvidia/lib/NVGPUToLLVM/NVGPUToLLVMPass.cpp";
@@ -103,31 +102,10 @@ fn check_op(op: &Op<'_>, release: Release) -> Result<(), Failure> {
     ))
 }
 
-/// The model.
-pub(crate) struct Model;
-
-impl SiteModel for Model {
-    fn site(&self) -> &'static Site {
-        &SITE
-    }
-
-    fn events(&self) -> &'static [super::EventKind] {
-        &[super::EventKind::Op]
-    }
-
-    fn check(
-        &self,
-        event: &Event<'_>,
-        release: Release,
-        _trace: &mut Trace,
-    ) -> Result<(), Failure> {
-        match event {
-            Event::Op(op) if op.name == "warp_group_dot" => check_op(op, release),
-            _ => Ok(()),
-        }
-    }
-
-    fn stage(&self) -> Option<super::Stage> {
-        Some(super::Stage::Lowering)
-    }
-}
+/// The model: each `warp_group_dot` of a module.
+pub(crate) const MODEL: super::OpModel = super::OpModel {
+    site: &SITE,
+    op: "warp_group_dot",
+    stage: super::Stage::Lowering,
+    check: |op, release, _| check_op(op, release),
+};
