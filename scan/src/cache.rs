@@ -90,6 +90,22 @@ pub struct JobResult {
 }
 
 impl JobResult {
+    /// A result of which only the ending is known (no child ran, or none
+    /// answered).
+    pub fn ended(status: JobStatus, message: String) -> JobResult {
+        JobResult {
+            status,
+            message,
+            exception: None,
+            stage: None,
+            signal: None,
+            seconds: 0.0,
+            stderr_tail: Vec::new(),
+            heuristics: BTreeMap::new(),
+            ttgir: None,
+        }
+    }
+
     /// The worker's answer as an entry.
     pub fn from_worker(v: &Value) -> JobResult {
         let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);

@@ -287,17 +287,7 @@ fn run_jobs(run: &Run, kind: &str, jobs: Vec<Job>) -> BTreeMap<(usize, usize), J
                         Err(e) => {
                             // the worker itself died: start a fresh one for the rest
                             *worker = Worker::start(&interp.python, &spec);
-                            JobResult {
-                                status: JobStatus::Abort,
-                                message: format!("the worker died: {e}"),
-                                exception: None,
-                                stage: None,
-                                signal: None,
-                                seconds: 0.0,
-                                stderr_tail: Vec::new(),
-                                heuristics: BTreeMap::new(),
-                                ttgir: None,
-                            }
+                            JobResult::ended(JobStatus::Abort, format!("the worker died: {e}"))
                         }
                     };
                     let transient = entry.message.starts_with("the worker died");

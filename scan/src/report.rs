@@ -383,15 +383,8 @@ mod tests {
         };
         let configs = [cfg(128), cfg(64)];
         let entry = JobResult {
-            status: JobStatus::Ttgir,
-            message: String::new(),
-            exception: None,
-            stage: None,
-            signal: None,
-            seconds: 0.0,
-            stderr_tail: Vec::new(),
-            heuristics: BTreeMap::new(),
             ttgir: Some(text.to_string()),
+            ..JobResult::ended(JobStatus::Ttgir, String::new())
         };
         let mut entries = BTreeMap::new();
         for r in 0..2 {
