@@ -115,12 +115,15 @@ pub(crate) fn risk_groups(
 }
 
 /// A front end that gave no module: its own failure, with the site whose
-/// message it printed where `explain` knows it.
+/// message it printed where `explain` knows it (its last lines of stderr
+/// too: a pass that fails without a diagnostic of its own is named only
+/// by the pass manager's note after the key line).
 fn front_end_outcome(e: &JobResult) -> ConfigOutcome {
     let site = linear_layout_triton::explain::explain(&format!(
-        "{}\n{}",
+        "{}\n{}\n{}",
         e.message,
-        e.exception.clone().unwrap_or_default()
+        e.exception.clone().unwrap_or_default(),
+        e.stderr_tail.join("\n")
     ))
     .site
     .map(|m| m.site);

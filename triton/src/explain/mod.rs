@@ -612,6 +612,26 @@ mod tests {
     }
 
     #[test]
+    fn a_pass_without_a_diagnostic_is_named_by_the_pass_manager_s_note() {
+        let log = |pass: &str| {
+            format!(
+                "k.py:9:0: error: Failures have been detected while processing an MLIR pass pipeline\n\
+                 k.py:9:0: note: Pipeline failed while executing [`{pass}` on 'builtin.module' operation]: \
+                 reproducer generated at `std::errs`\nRuntimeError: PassManager::run failed"
+            )
+        };
+        let named = |e: &Explanation| -> Vec<&str> {
+            e.site.iter().chain(&e.others).map(|m| m.site.id).collect()
+        };
+        let own = explain(&log("TritonNvidiaGPUPromoteLHSToTMemPass"));
+        assert_eq!(named(&own), ["tmem_lhs_cta"]);
+        // the same wrapper around another pass is not that site's
+        let other = explain(&log("TritonNvidiaGPUOptimizeDescriptorEncodingPass"));
+        assert!(named(&other).is_empty(), "{:?}", named(&other));
+        assert!(other.generic.is_some());
+    }
+
+    #[test]
     fn echoed_text_has_its_controls_escaped() {
         let e = explain("\u{1b}]0;pwned\u{7}error: boom \u{1b}[2J\r\u{9b}31m");
         let text = e.to_text();
