@@ -19,7 +19,7 @@ in `--rounds` rounds (default 3), each timing Triton and then running
 criterion, and each side keeps its best round per cell, so both are sampled
 over the same stretch of time.
 
-Conversions: triton/benches/finder.rs dumps its attribute texts, shapes and our
+Conversions: benches/finder.rs dumps its attribute texts, shapes and our
 layouts (FINDER_BENCH_DUMP=1). Each text is parsed by Triton's MLIR parser (as
 the type of a function argument), read back as a Gluon layout, and converted
 with `GluonOpBuilder.to_linear_layout`; the script checks the layout equals
@@ -490,7 +490,7 @@ def algebra_report(args):
 
 
 # ---------------------------------------------------------------------------
-# Conversions: Gluon's to_linear_layout against triton/benches/finder.rs
+# Conversions: Gluon's to_linear_layout against benches/finder.rs
 # ---------------------------------------------------------------------------
 
 
@@ -518,7 +518,7 @@ def gluon_layout_json(ll, shape):
 
 
 def gluon_report(args):
-    """Times Gluon's to_linear_layout on triton/benches/finder.rs's attributes; 0 when
+    """Times Gluon's to_linear_layout on benches/finder.rs's attributes; 0 when
     every layout equals ours and the table printed."""
     from triton._C.libtriton import ir, gluon_ir, nvidia, amd
     import tempfile
