@@ -16,7 +16,8 @@ wheel (the one the release table names first):
 
 A message that is not in the binary or the sources (a Python f-string, say)
 counts as checked when a compile recorded with that wheel under
-`tests/data/compile/` printed it. Anything else is a failure: the script
+`tests/data/compile/` printed it (as its key line or in the last lines of
+stderr kept with it). Anything else is a failure: the script
 prints what it could not find and exits 1.
 
     python3 tests/oracle/site_messages.py --binary target/release/linear-layout
@@ -78,7 +79,8 @@ def in_python(text, sources, patterns):
 
 
 def recorded_messages(version):
-    """Every message recorded from the wheel `version` under tests/data/compile."""
+    """Every message recorded from the wheel `version` under tests/data/compile,
+    with the last lines of stderr recorded beside it."""
     short = ".".join(version.split(".")[:2])
     out = []
     paths = glob.glob(os.path.join(REPO, "tests/data/compile/*.jsonl"))
@@ -96,6 +98,8 @@ def recorded_messages(version):
                 triton = rec.get("config", {}).get("triton", rec.get("triton"))
                 if triton in (short, version) and rec.get("message"):
                     out.append(rec["message"])
+                    # the lines printed after it (a pass manager's note naming its pass)
+                    out.extend(rec.get("stderr_tail") or [])
     return out
 
 
