@@ -222,6 +222,15 @@ pub fn choose_chain_mmas(cfg: &Config, first: &DotShape, second: &DotShape) -> (
     (choose_mma_with(cfg, first, first_v2_warps), second_mma)
 }
 
+/// Whether `RemoveLayoutConversions` loads a tensor again in the layout a
+/// user wants instead of converting it (`isExpensiveLoadOrStore`,
+/// `lib/Analysis/Utility.cpp`): a load of fewer elements than the CTA has
+/// threads is cheap (its data presumed in cache), any other load of a
+/// tensor of pointers is not.
+pub fn cheap_to_reload(elements: u64, num_warps: u64, warp_size: u64) -> bool {
+    elements < num_warps.saturating_mul(warp_size)
+}
+
 /// The NVMMA swizzle (bytes) a Hopper operand of `rows × cols` (contiguous
 /// `cols`) gets: 128, 64 or 32 when the contiguous bytes are a multiple of
 /// it, else none.

@@ -3,7 +3,7 @@
 use super::config::{Arch, Config, ConfigError, Dtype, Pattern, Variant};
 use super::cta;
 use super::decisions::{
-    DotShape, Mma, choose_chain_mmas, choose_mma, coalesced_load, nvmma_swizzle,
+    DotShape, Mma, cheap_to_reload, choose_chain_mmas, choose_mma, coalesced_load, nvmma_swizzle,
     staged_order_before_5905,
 };
 use super::sites::{self, Event, Failure, FrontEnd, FrontEndDot, ScanOperand};
@@ -764,7 +764,21 @@ fn inductor_ctas(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
         };
         sites::run(&event, release, trace)?;
     }
-    if !v5 {
+    // A load cheap enough to load again is rematerialized by
+    // RemoveLayoutConversions in the layout the register operand asks for,
+    // back through `tt.reshape`: A then starts in the dot's CGA and nothing
+    // moves it between CTAs. A staged load is still read from its buffer
+    // in the CGA it was first given.
+    let a_reloaded =
+        !v5 && !a_staged && cheap_to_reload(m * k, cfg.num_warps, cfg.arch.warp_size());
+    if a_reloaded {
+        trace.note(|| {
+            format!(
+                "operand A: the lhs load ({} elements, fewer than the CTA's threads) is loaded again in the dot operand's layout, block bases {a_dot:?}",
+                m * k
+            )
+        });
+    } else if !v5 {
         let event = Event::CrossCta {
             what: "operand A (the reshaped lhs load)",
             from: &a_src,

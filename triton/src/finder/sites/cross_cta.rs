@@ -22,10 +22,15 @@
 //! are not in its table), so that `inductor-3d`'s reshaped and transposed
 //! loads reach the dot, and its result reaches the store, through
 //! conversions between two CGAs. 3.8 lowers such conversions through
-//! shared memory (PR #9317).
+//! shared memory (PR #9317). A cheap load (fewer elements than the CTA has
+//! threads, `isExpensiveLoadOrStore`) that the pipeliner does not stage is
+//! loaded again by `RemoveLayoutConversions` in the layout its register
+//! operand asks for, back through `tt.reshape`, so its value starts in the
+//! dot's CGA and crosses nothing.
 //!
 //! Measured: every `inductor-3d` kernel with 2 or 4 CTAs on 3.4.0, 3.5.1,
-//! 3.6.0 and 3.7.1 that does not stop earlier (`tests/data/compile/ctas-*`).
+//! 3.6.0 and 3.7.1 that does not stop earlier (`tests/data/compile/ctas-*`),
+//! and 127 drawn around the cheap load (`cheap-lhs-*`).
 //!
 //! In a TTGIR module ([`op`]) the decision is the lowering's own, on the
 //! op's layouts: a `convert_layout` between two layouts that are not both

@@ -25,6 +25,7 @@
 
 use super::Failure;
 use crate::Release;
+use crate::finder::decisions::cheap_to_reload;
 use crate::finder::verdict::Trace;
 use crate::release::{Since, Span};
 use crate::{Change, Ending, Location, Site, SiteKind};
@@ -109,7 +110,7 @@ pub(crate) fn promotion(op: &Operand, release: Release, trace: &mut Trace) -> Re
                 op.name
             )
         });
-    } else if elements >= threads {
+    } else if !cheap_to_reload(elements, op.num_warps, 32) {
         trace.note(|| {
             format!(
                 "{}: fp8 → fp16 promotion moved onto the load ({elements} elements ≥ {threads} threads: the load is not rematerialized)",
