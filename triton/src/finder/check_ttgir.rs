@@ -21,7 +21,7 @@ pub struct Finding {
 }
 
 /// The layout-sensitive ops, as they are spelled after the dialect prefix.
-const OPS: [&str; 11] = [
+const OPS: [&str; 12] = [
     "local_alloc",
     "local_load",
     "local_store",
@@ -33,6 +33,7 @@ const OPS: [&str; 11] = [
     "tc_gen5_mma",
     "tmem_load",
     "tmem_store",
+    "fp_to_fp",
 ];
 
 /// Input that holds no TTGIR module.

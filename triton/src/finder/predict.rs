@@ -262,7 +262,7 @@ fn chain_operand_cgas(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
 /// The pattern's dots: the first, and a chain's second, O[M,X] = P[M,N] ·
 /// C[N,X] (chain-a: P is operand A) or O[X,N] = D[X,M] · P[M,N] (chain-b:
 /// P is operand B).
-fn pattern_dots(cfg: &Config) -> (DotShape, Option<DotShape>) {
+pub(super) fn pattern_dots(cfg: &Config) -> (DotShape, Option<DotShape>) {
     let dot = |m, n, k, chained| DotShape {
         m,
         n,

@@ -10,8 +10,9 @@
 //!    thread-locality pass of a gather, and the stream pipeliner of the
 //!    pattern's loop ([`Loop`], [`sites::amd_chained_dot`]).
 //! 3. `make_llir`: `ConvertTritonAMDGPUToLLVM` first checks that it knows
-//!    the target ([`sites::amd_target`]), then lowers the ops (a scan's
-//!    layout, [`sites::scan_layout`]).
+//!    the target ([`sites::amd_target`]), then lowers the ops: each dot's
+//!    operand casts ([`sites::amd_fp8_upcast`]), a scan's layout
+//!    ([`sites::scan_layout`]).
 //!
 //! Every step reads the target's wave size ([`Arch::warp_size`]): the
 //! coalescing pass spreads a tile over 64 lanes on CDNA.
@@ -23,6 +24,7 @@ pub(crate) use pipeline::{Loop, LoopLoad};
 
 use super::config::{Config, Dtype, Pattern};
 use super::cta;
+use super::decisions::DotShape;
 use super::sites::{self, Event, Failure, FrontEnd, FrontEndDot, ScanOperand};
 use super::verdict::Trace;
 use crate::attr::Attr;
@@ -50,10 +52,28 @@ pub(crate) fn predict(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
         sites::run(&Event::AmdLoop(&pattern_loop), release, trace)?;
     }
     sites::run(&Event::LowerModule { arch: cfg.arch }, release, trace)?;
+    for dot in dots(cfg) {
+        let event = Event::AmdDot {
+            dot: &dot,
+            arch: cfg.arch,
+        };
+        sites::run(&event, release, trace)?;
+    }
     if cfg.pattern == Pattern::Scan {
         scan(cfg, trace)?;
     }
     Ok(())
+}
+
+/// The pattern's dots in program order: the first and a chain's second
+/// (the attention patterns take no 8-bit types, whose casts are the only
+/// ones a dot's lowering is modelled for).
+fn dots(cfg: &Config) -> Vec<DotShape> {
+    if !cfg.pattern.has_dot() {
+        return Vec::new();
+    }
+    let (first, second) = super::predict::pattern_dots(cfg);
+    std::iter::once(first).chain(second).collect()
 }
 
 /// The front end: `semantic.py`'s checks and the target's fp8 types.

@@ -12,6 +12,7 @@ pub(crate) mod acc_dtype;
 pub(crate) mod accumulator_to_v2;
 pub(crate) mod amd_chained_dot;
 pub(crate) mod amd_fp8_arch;
+pub(crate) mod amd_fp8_upcast;
 pub(crate) mod amd_target;
 pub(crate) mod amd_tdm_pipeline;
 pub(crate) mod cga_spelling;
@@ -181,6 +182,9 @@ pub(crate) enum Event<'a> {
     LowerModule { arch: Arch },
     /// AMD's stream pipeliner scheduling a loop.
     AmdLoop(&'a Loop),
+    /// A dot of the module lowered for an AMD target: its operands'
+    /// casts, after `AccelerateMatmul` chose its unit.
+    AmdDot { dot: &'a DotShape, arch: Arch },
 }
 
 /// The kinds of [`Event`], for a site to say which steps it models.
@@ -236,11 +240,13 @@ pub(crate) enum EventKind {
     LowerModule,
     /// [`Event::AmdLoop`].
     AmdLoop,
+    /// [`Event::AmdDot`].
+    AmdDot,
 }
 
 impl EventKind {
     /// Every kind, in [`Event`]'s order.
-    const ALL: [EventKind; 25] = [
+    const ALL: [EventKind; 26] = [
         EventKind::Definition,
         EventKind::Op,
         EventKind::Assemble,
@@ -266,6 +272,7 @@ impl EventKind {
         EventKind::Gather,
         EventKind::LowerModule,
         EventKind::AmdLoop,
+        EventKind::AmdDot,
     ];
 }
 
@@ -298,6 +305,7 @@ impl Event<'_> {
             Event::Gather { .. } => EventKind::Gather,
             Event::LowerModule { .. } => EventKind::LowerModule,
             Event::AmdLoop(..) => EventKind::AmdLoop,
+            Event::AmdDot { .. } => EventKind::AmdDot,
         }
     }
 
@@ -311,6 +319,7 @@ impl Event<'_> {
             Event::FrontEnd(front_end) => Some(front_end.arch.vendor()),
             Event::LowerModule { arch } => Some(arch.vendor()),
             Event::AmdLoop(_) => Some(Vendor::Amd),
+            Event::AmdDot { .. } => Some(Vendor::Amd),
             _ => None,
         }
     }
@@ -509,7 +518,7 @@ pub(crate) use passes_only_model;
 /// within a conversion the scratch buffer (3.1), the layouts, the shuffle
 /// plan, the operand shortcut and the byte permutes. Adding a site is
 /// adding its file and a line here.
-pub(crate) static MODELS: [&dyn SiteModel; 51] = [
+pub(crate) static MODELS: [&dyn SiteModel; 52] = [
     &cga_spelling::Model,
     // the TTGIR passes: named from their messages, never met in a module
     &scaled_dot_batched_scale::Model,
@@ -561,6 +570,7 @@ pub(crate) static MODELS: [&dyn SiteModel; 51] = [
     &amd_chained_dot::Model,
     &amd_tdm_pipeline::Model,
     &amd_target::Model,
+    &amd_fp8_upcast::Model,
     &AmdMmaLayouts,
 ];
 
