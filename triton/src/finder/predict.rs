@@ -769,13 +769,13 @@ fn inductor_ctas(cfg: &Config, trace: &mut Trace) -> Result<(), Failure> {
     // back through `tt.reshape`: A then starts in the dot's CGA and nothing
     // moves it between CTAs. A staged load is still read from its buffer
     // in the CGA it was first given.
+    let a_elements = m.saturating_mul(k);
     let a_reloaded =
-        !v5 && !a_staged && cheap_to_reload(m * k, cfg.num_warps, cfg.arch.warp_size());
+        !v5 && !a_staged && cheap_to_reload(a_elements, cfg.num_warps, cfg.arch.warp_size());
     if a_reloaded {
         trace.note(|| {
             format!(
-                "operand A: the lhs load ({} elements, fewer than the CTA's threads) is loaded again in the dot operand's layout, block bases {a_dot:?}",
-                m * k
+                "operand A: the lhs load ({a_elements} elements, fewer than the CTA's threads) is loaded again in the dot operand's layout, block bases {a_dot:?}"
             )
         });
     } else if !v5 {
