@@ -28,7 +28,7 @@
 //! above, all on gfx950, fail here; 3.6.0 to 3.9.0 compile them.
 
 use super::Failure;
-use crate::finder::config::{Arch, Dtype};
+use crate::finder::config::Arch;
 use crate::finder::decisions::DotShape;
 use crate::release::{Release, Span};
 use crate::{Change, Ending, Location, Site, SiteKind};
@@ -72,24 +72,36 @@ fn fp8_k_step(non_k: u64) -> Option<u64> {
     }
 }
 
-/// Whether `chooseMfmaInstruction` finds no fp8 MFMA for `dot` of OCP fp8
-/// operands on CDNA4: the MFMA width from the result's smaller side, and a
-/// K step that must divide K.
-pub(crate) fn no_fp8_mfma(dot: &DotShape) -> bool {
-    let non_k = match dot.m.min(dot.n) {
+/// The width `chooseMfmaInstruction` gives `dot`'s MFMA: 32 when both
+/// sides of the result have 32, 16 when they have 16 (0: none).
+fn mfma_width(dot: &DotShape) -> u64 {
+    match dot.m.min(dot.n) {
         s if s >= 32 => 32,
         s if s >= 16 => 16,
         _ => 0,
-    };
-    fp8_k_step(non_k).is_none_or(|step| dot.k % step != 0)
+    }
+}
+
+/// Whether `chooseMfmaInstruction` finds no fp8 MFMA for `dot` of OCP fp8
+/// operands on CDNA4: a K step that must divide K.
+pub(crate) fn no_fp8_mfma(dot: &DotShape) -> bool {
+    fp8_k_step(mfma_width(dot)).is_none_or(|step| dot.k % step != 0)
+}
+
+/// The location of a rounded cast to `f32` from the MLIR element type
+/// `element`, where it is an OCP fp8 type.
+fn cast_from(element: &str) -> Option<&'static Location> {
+    match element {
+        "f8E4M3FN" => Some(&E4M3),
+        "f8E5M2" => Some(&E5M2),
+        _ => None,
+    }
 }
 
 /// The lowering of `dot`'s operand casts for `arch` in `release`.
 pub(crate) fn lower(dot: &DotShape, arch: Arch, release: Release) -> Result<(), Failure> {
-    let location = match dot.dtype {
-        Dtype::Fp8e4nv => &E4M3,
-        Dtype::Fp8e5 => &E5M2,
-        _ => return Ok(()),
+    let Some(location) = cast_from(dot.dtype.mlir()) else {
+        return Ok(());
     };
     if arch != Arch::Gfx950 || !location.releases.contains(release) || !no_fp8_mfma(dot) {
         return Ok(());
@@ -105,7 +117,7 @@ pub(crate) fn lower(dot: &DotShape, arch: Arch, release: Release) -> Result<(), 
             dot.k,
             dot.dtype.name(),
             dot.k,
-            if dot.m.min(dot.n) >= 32 { 32 } else { 16 }
+            mfma_width(dot)
         ),
     ))
 }
@@ -119,10 +131,8 @@ pub(crate) fn lower_op(op: &crate::finder::op::Op<'_>, release: Release) -> Resu
     let (Some(src), Some(dst)) = (op.types.first(), op.types.get(1)) else {
         return Ok(());
     };
-    let location = match src.1.as_str() {
-        "f8E4M3FN" => &E4M3,
-        "f8E5M2" => &E5M2,
-        _ => return Ok(()),
+    let Some(location) = cast_from(&src.1) else {
+        return Ok(());
     };
     if dst.1 != "f32" || !location.releases.contains(release) {
         return Ok(());
@@ -175,6 +185,7 @@ impl super::SiteModel for Model {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::finder::config::Dtype;
 
     fn dot(m: u64, n: u64, k: u64, dtype: Dtype) -> DotShape {
         DotShape {
